@@ -1,0 +1,7 @@
+// Store turn embeddings (float32) with the hash of the text they embed.
+// Params: $space, $rows (list of {id, embedding, embedded_hash}).
+UNWIND $rows AS row
+MATCH (t:Turn {id: row.id, space: $space})
+CALL db.create.setNodeVectorProperty(t, 'embedding', row.embedding)
+SET t.embedded_hash = row.embedded_hash
+RETURN count(t) AS embedded;

@@ -1,0 +1,7 @@
+// Every node carries the id of its space (tenant); reads always filter on it.
+CREATE INDEX conversation_space IF NOT EXISTS FOR (n:Conversation) ON (n.space);
+CREATE INDEX session_space IF NOT EXISTS FOR (n:Session) ON (n.space);
+CREATE INDEX session_started_at IF NOT EXISTS FOR (n:Session) ON (n.started_at);
+CREATE INDEX turn_space IF NOT EXISTS FOR (n:Turn) ON (n.space);
+CREATE INDEX turn_source_id IF NOT EXISTS FOR (n:Turn) ON (n.space, n.source_id);
+CREATE INDEX speaker_space IF NOT EXISTS FOR (n:Speaker) ON (n.space);

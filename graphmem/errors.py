@@ -1,0 +1,32 @@
+"""Exceptions that graphmem raises on purpose; each message names the place of the problem."""
+
+from __future__ import annotations
+
+
+class GraphmemError(Exception):
+    """Base class of graphmem's own errors."""
+
+
+class InputError(GraphmemError):
+    """Bad input: names the file, the record and the field, where known."""
+
+    def __init__(
+        self, message: str, *, file: str | None = None, record: str | None = None,
+        field: str | None = None,
+    ) -> None:  # fmt: skip
+        self.file, self.record, self.field, self.reason = file, record, field, message
+        where = ", ".join(
+            f"{label} {value}"
+            for label, value in (("file", file), ("record", record), ("field", field))
+            if value is not None
+        )
+        super().__init__(f"{where}: {message}" if where else message)
+
+
+class ConfigurationError(GraphmemError):
+    """A setting is missing or contradicts another."""
+
+
+class UnknownStrategyError(GraphmemError):
+    """No retrieval strategy has that name."""
+

@@ -1,0 +1,171 @@
+"""Write parsed conversations into Neo4j: one transaction per conversation, MERGE on stable ids.
+
+Ids are built from the space, the conversation key and the ids the input gives, so ingesting
+the same file twice (or a file that adds sessions to a stored conversation) changes nothing
+that is already there. Embeddings are computed before the transaction opens, and only for
+turns whose embedded text changed, so a failure leaves the stored graph exactly as it was.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import quote
+
+from tqdm import tqdm
+
+from graphmem.errors import InputError
+from graphmem.models import ConversationRecord, TurnRecord
+from graphmem.providers.embedder import Embedder
+from graphmem.store import GraphStore, Tx
+
+MAX_SPACE_CHARS = 128
+
+
+def check_space(space: str) -> str:
+    """A space id: 1-128 printable characters."""
+    if not isinstance(space, str) or not space.strip():
+        raise InputError("a space id must be a non-empty string", field="space")
+    if len(space) > MAX_SPACE_CHARS or any(ord(ch) < 32 for ch in space):
+        raise InputError(f"a space id must be 1-{MAX_SPACE_CHARS} printable characters",
+                         field="space")  # fmt: skip
+    return space
+
+
+def conversation_id(space: str, key: str) -> str:
+    return f"{quote(space, safe='')}/{quote(key, safe='')}"
+
+
+def session_id(space: str, conversation: str, key: str) -> str:
+    return f"{conversation_id(space, conversation)}/{quote(key, safe='')}"
+
+
+def turn_id(space: str, conversation: str, source_id: str) -> str:
+    return f"{conversation_id(space, conversation)}#{quote(source_id, safe='')}"
+
+
+def speaker_id(space: str, name: str) -> str:
+    return f"{quote(space, safe='')}/@{quote(name, safe='')}"
+
+
+def embedding_text(turn: TurnRecord) -> str:
+    """What a turn's vector encodes: who said what, plus the caption of a shared image."""
+    text = f"{turn.speaker}: {turn.text}"
+    return f"{text} [shares an image: {turn.image_caption}]" if turn.image_caption else text
+
+
+@dataclass
+class IngestReport:
+    space: str
+    conversations: int = 0
+    sessions: int = 0
+    turns: int = 0
+    embedded: int = 0
+    reused_embeddings: int = 0
+    seconds: float = 0.0
+    errors: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+    def summary(self) -> str:
+        text = (f"space {self.space!r}: {self.conversations} conversations, {self.sessions} "
+                f"sessions, {self.turns} turns ({self.embedded} embedded, "
+                f"{self.reused_embeddings} unchanged) in {self.seconds:.1f}s")  # fmt: skip
+        if self.warnings:
+            text += f"; {len(self.warnings)} warnings"
+        if self.errors:
+            text += f"; {len(self.errors)} records rejected"
+        return text
+
+
+def _batches(rows: Sequence[dict[str, Any]], size: int) -> Iterator[Sequence[dict[str, Any]]]:
+    for start in range(0, len(rows), size):
+        yield rows[start : start + size]
+
+
+class GraphWriter:
+    def __init__(self, store: GraphStore, embedder: Embedder, *, batch_size: int = 500,
+                 progress: bool = True) -> None:  # fmt: skip
+        self.store = store
+        self.embedder = embedder
+        self.batch_size = batch_size
+        self.progress = progress
+
+    def write(self, space: str, conversations: Sequence[ConversationRecord],
+              report: IngestReport | None = None) -> IngestReport:  # fmt: skip
+        check_space(space)
+        report = report or IngestReport(space=space)
+        began = time.perf_counter()
+        bar = tqdm(conversations, desc=f"ingest {space}", unit="conv", disable=not self.progress,
+                   leave=False)  # fmt: skip
+        for conversation in bar:
+            self._write_one(space, conversation, report)
+        report.seconds += time.perf_counter() - began
+        return report
+
+    def _write_one(self, space: str, conv: ConversationRecord, report: IngestReport) -> None:
+        cid = conversation_id(space, conv.key)
+        speakers = [{"id": speaker_id(space, name), "name": name} for name in conv.speakers]
+        sessions = [
+            {"id": session_id(space, conv.key, s.key), "key": s.key, "index": s.index,
+             "started_at": s.started_at, "date_text": s.date_text}
+            for s in conv.sessions
+        ]  # fmt: skip
+        turns: list[dict[str, Any]] = []
+        texts: dict[str, str] = {}
+        for session in conv.sessions:
+            sid = session_id(space, conv.key, session.key)
+            for turn in session.turns:
+                tid = turn_id(space, conv.key, turn.source_id)
+                turns.append({
+                    "id": tid, "session_id": sid, "speaker_id": speaker_id(space, turn.speaker),
+                    "order": turn.order, "speaker": turn.speaker, "text": turn.text,
+                    "source_id": turn.source_id, "image_caption": turn.image_caption,
+                    "image_url": turn.image_url,
+                })  # fmt: skip
+                texts[tid] = embedding_text(turn)
+        vectors = self._embeddings(space, cid, texts, report)
+
+        def work(tx: Tx) -> None:
+            tx.run("ingest/merge_conversation", space=space, conversation_id=cid, key=conv.key,
+                   source_format=conv.source_format, speakers=speakers)  # fmt: skip
+            tx.run("ingest/merge_sessions", space=space, conversation_id=cid, sessions=sessions)
+            for batch in _batches(turns, self.batch_size):
+                tx.run("ingest/merge_turns", space=space, turns=list(batch))
+            for batch in _batches(vectors, self.batch_size):
+                tx.run("ingest/set_turn_embeddings", space=space, rows=list(batch))
+            tx.run("ingest/link_turns", space=space, conversation_id=cid)
+
+        self.store.write_tx(work)
+        report.conversations += 1
+        report.sessions += len(sessions)
+        report.turns += len(turns)
+
+    def _embeddings(self, space: str, cid: str, texts: dict[str, str],
+                    report: IngestReport) -> list[dict[str, Any]]:  # fmt: skip
+        known = {
+            row["id"]: row["embedded_hash"]
+            for row in self.store.read("ingest/turn_embedding_hashes", space=space,
+                                       conversation_id=cid)  # fmt: skip
+        }
+        wanted = {tid: self._hash(text) for tid, text in texts.items()}
+        todo = [tid for tid, digest in wanted.items() if known.get(tid) != digest]
+        report.reused_embeddings += len(texts) - len(todo)
+        rows: list[dict[str, Any]] = []
+        step = 256
+        bar = tqdm(total=len(todo), desc="embed", unit="turn", leave=False,
+                   disable=not self.progress or len(todo) < step)  # fmt: skip
+        for start in range(0, len(todo), step):
+            ids = todo[start : start + step]
+            vectors = self.embedder.embed([texts[tid] for tid in ids])
+            rows.extend({"id": tid, "embedding": vec.tolist(), "embedded_hash": wanted[tid]}
+                        for tid, vec in zip(ids, vectors, strict=True))  # fmt: skip
+            bar.update(len(ids))
+        bar.close()
+        report.embedded += len(rows)
+        return rows
+
+    def _hash(self, text: str) -> str:
+        return hashlib.sha256(f"{self.embedder.name}\n{text}".encode()).hexdigest()[:24]

@@ -1,0 +1,89 @@
+"""Typed records shared by the write path and the read path."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class TurnRecord(BaseModel):
+    """One utterance as parsed from an input file (before it becomes a Turn node)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    order: int = Field(description="position inside its session, from 0")
+    speaker: str
+    text: str
+    source_id: str = Field(description="the id the input file gives it, e.g. LoCoMo's dia_id")
+    image_caption: str | None = None
+    image_url: str | None = None
+
+
+class SessionRecord(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    key: str = Field(description="the session's id inside its conversation")
+    index: int = Field(description="position of the session in the input, from 0")
+    started_at: datetime | None = None
+    date_text: str | None = Field(default=None, description="the date as the input wrote it")
+    turns: tuple[TurnRecord, ...]
+
+
+class ConversationRecord(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    key: str = Field(description="the conversation's id inside its space")
+    sessions: tuple[SessionRecord, ...]
+    source_format: str
+    source_file: str
+
+    @property
+    def speakers(self) -> list[str]:
+        seen: dict[str, None] = {}
+        for session in self.sessions:
+            for turn in session.turns:
+                seen.setdefault(turn.speaker, None)
+        return list(seen)
+
+    @property
+    def n_turns(self) -> int:
+        return sum(len(s.turns) for s in self.sessions)
+
+
+HitKind = Literal["turn", "event", "boundary", "edu", "chunk", "scene", "profile", "memory"]
+
+
+class Hit(BaseModel):
+    """A ranked memory unit returned by a retrieval strategy."""
+
+    id: str
+    kind: HitKind
+    text: str = Field(description="the unit rendered for the context window")
+    score: float
+    source_turn_ids: list[str] = Field(description="ids of the Turn nodes it came from")
+    source_ids: list[str] = Field(default_factory=list, description="input ids of those turns")
+    session_id: str | None = None
+    started_at: datetime | None = None
+    date_text: str | None = None
+    speaker: str | None = None
+
+
+class SearchResult(BaseModel):
+    question: str
+    space: str
+    strategy: str
+    budget: int
+    hits: list[Hit]
+    context: str = Field(description="the hits rendered in rank order within the budget")
+    context_tokens: int
+    included: list[str] = Field(description="ids of the hits that fit into the context")
+    latency_ms: float
+
+
+class Answer(BaseModel):
+    question: str
+    answer: str
+    search: SearchResult
+    model: str

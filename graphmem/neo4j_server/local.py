@@ -1,0 +1,278 @@
+"""Build, start, watch and stop a local Neo4j 5.26 Community server with GDS 2.13.
+
+No Docker and no tarball: Maven fetches Neo4j, Neo4j Browser and the open GDS jars from
+Maven Central (see ``java/pom.xml``), and a tiny launcher class runs Neo4j's own server entry
+point in a detached JVM. Everything lives under ``Settings.neo4j_home``::
+
+    build/      launcher jar, lib/ (class path), plugins/ (GDS jars, scanned for procedures)
+    conf/       neo4j.conf written from the settings on every start
+    data/ logs/ run/ import/
+    neo4j.pid   the JVM's process id while it runs
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from neo4j import GraphDatabase
+from neo4j.exceptions import AuthError, Neo4jError, ServiceUnavailable
+
+from graphmem.config import Settings
+from graphmem.errors import GraphmemError
+
+JAVA_DIR = Path(__file__).parent / "java"
+LAUNCHER_CLASS = "dev.graphmem.Launcher"
+JVM_OPENS = (
+    "java.base/java.nio",
+    "java.base/sun.nio.ch",
+    "java.base/java.io",
+    "java.base/java.lang",
+    "java.base/java.util",
+)
+
+
+class Neo4jServerError(GraphmemError):
+    """The local server could not be built, started or stopped."""
+
+
+@dataclass(frozen=True)
+class ServerStatus:
+    running: bool
+    managed: bool  # started by graphmem (we hold its pid)
+    pid: int | None
+    gds_version: str | None
+    neo4j_version: str | None
+    rss_mb: float | None
+    detail: str = ""
+
+    def describe(self) -> str:
+        if not self.running:
+            return f"not running{': ' + self.detail if self.detail else ''}"
+        who = f"pid {self.pid}" if self.managed else "not started by graphmem"
+        mem = f", {self.rss_mb:.0f} MB resident" if self.rss_mb is not None else ""
+        return f"running ({who}{mem}): Neo4j {self.neo4j_version}, GDS {self.gds_version}"
+
+
+class LocalNeo4j:
+    """The local server described by a :class:`Settings` object."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self.home = settings.neo4j_home
+        self.build_dir = self.home / "build"
+        self.pid_file = self.home / "neo4j.pid"
+        self.console_log = self.home / "logs" / "console.log"
+
+    # ---------------------------------------------------------------- build
+    def _source_digest(self) -> str:
+        digest = hashlib.sha256()
+        for path in sorted(JAVA_DIR.rglob("*")):
+            if path.is_file() and "target" not in path.parts:
+                digest.update(path.relative_to(JAVA_DIR).as_posix().encode())
+                digest.update(path.read_bytes())
+        return digest.hexdigest()
+
+    def is_built(self) -> bool:
+        stamp = self.build_dir / "graphmem-build.sha256"
+        return stamp.exists() and stamp.read_text().strip() == self._source_digest()
+
+    def build(self, force: bool = False) -> None:
+        """Resolve the jars from Maven Central and compile the launcher (first time only)."""
+        if self.is_built() and not force:
+            return
+        mvn = shutil.which("mvn")
+        if mvn is None:
+            raise Neo4jServerError("Maven ('mvn') is not on PATH; it is needed to fetch Neo4j")
+        if shutil.which("java") is None:
+            raise Neo4jServerError("Java 17 or 21 ('java') is not on PATH")
+        self.build_dir.mkdir(parents=True, exist_ok=True)
+        cmd = [
+            mvn, "-B", "-q", "-f", str(JAVA_DIR / "pom.xml"), "package",
+            f"-Dgraphmem.buildDir={self.build_dir}",
+        ]  # fmt: skip
+        result = subprocess.run(cmd, capture_output=True, text=True, check=False)
+        if result.returncode != 0:
+            tail = (result.stdout + result.stderr)[-3000:]
+            raise Neo4jServerError(f"building the Neo4j launcher failed:\n{tail}")
+        (self.build_dir / "graphmem-build.sha256").write_text(self._source_digest())
+
+    # ---------------------------------------------------------------- config
+    def write_config(self) -> Path:
+        conf_dir = self.home / "conf"
+        for sub in ("conf", "data", "logs", "run", "import"):
+            (self.home / sub).mkdir(parents=True, exist_ok=True)
+        s = self.settings
+        lines = {
+            "server.directories.data": self.home / "data",
+            "server.directories.logs": self.home / "logs",
+            "server.directories.run": self.home / "run",
+            "server.directories.import": self.home / "import",
+            "server.directories.plugins": self.build_dir / "plugins",
+            "server.default_listen_address": "127.0.0.1",
+            "server.bolt.enabled": "true",
+            "server.bolt.listen_address": f"127.0.0.1:{s.bolt_port}",
+            "server.http.enabled": "true",
+            "server.http.listen_address": f"127.0.0.1:{s.neo4j_http_port}",
+            "server.https.enabled": "false",
+            "dbms.security.auth_enabled": "true",
+            "dbms.security.procedures.unrestricted": "gds.*",
+            "server.memory.pagecache.size": s.neo4j_pagecache,
+            "dbms.usage_report.enabled": "false",
+            "db.tx_log.rotation.retention_policy": "2 files",
+        }
+        text = "# written by graphmem on every start; edit the settings, not this file\n"
+        text += "".join(f"{key}={value}\n" for key, value in lines.items())
+        (conf_dir / "neo4j.conf").write_text(text)
+        return conf_dir
+
+    # ---------------------------------------------------------------- probes
+    def _pid(self) -> int | None:
+        try:
+            pid = int(self.pid_file.read_text().strip())
+        except (FileNotFoundError, ValueError):
+            return None
+        try:  # reap it if it is our own child that has exited
+            os.waitpid(pid, os.WNOHANG)
+        except ChildProcessError:
+            pass
+        try:
+            cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
+            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        except (OSError, IndexError):
+            return None
+        if state == "Z":
+            return None
+        # a pid file outlives its process; make sure the pid was not reused by another program
+        return pid if not cmdline or LAUNCHER_CLASS.encode() in cmdline else None
+
+    def _port_open(self) -> bool:
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+            sock.settimeout(0.5)
+            return sock.connect_ex((self.settings.bolt_host, self.settings.bolt_port)) == 0
+
+    def _query_versions(self) -> tuple[str, str]:
+        s = self.settings
+        auth = (s.neo4j_user, s.neo4j_password.get_secret_value())
+        with GraphDatabase.driver(s.neo4j_uri, auth=auth) as driver:
+            records, _, _ = driver.execute_query(
+                "CALL dbms.components() YIELD versions "
+                "RETURN gds.version() AS gds, versions[0] AS neo4j",
+                database_="system",
+            )
+            return str(records[0]["gds"]), str(records[0]["neo4j"])
+
+    @staticmethod
+    def _rss_mb(pid: int | None) -> float | None:
+        if pid is None:
+            return None
+        try:
+            for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1]) / 1024
+        except OSError:
+            return None
+        return None
+
+    def status(self) -> ServerStatus:
+        pid = self._pid()
+        if not self._port_open():
+            detail = "process alive but Bolt not answering yet" if pid else ""
+            return ServerStatus(False, pid is not None, pid, None, None, None, detail)
+        try:
+            gds, neo = self._query_versions()
+        except (ServiceUnavailable, OSError) as exc:
+            return ServerStatus(False, pid is not None, pid, None, None, None, str(exc))
+        except AuthError as exc:
+            raise Neo4jServerError(
+                f"a server answers on {self.settings.neo4j_uri} but rejects the configured "
+                f"credentials (GRAPHMEM_NEO4J_USER / GRAPHMEM_NEO4J_PASSWORD): {exc.message}"
+            ) from exc
+        except Neo4jError as exc:
+            return ServerStatus(True, pid is not None, pid, None, None, None, exc.message or "")
+        return ServerStatus(True, pid is not None, pid, gds, neo, self._rss_mb(pid))
+
+    # ---------------------------------------------------------------- start / stop
+    def start(self) -> ServerStatus:
+        """Start the server and return once ``gds.version()`` answers; no-op when running."""
+        current = self.status()
+        if current.running:
+            if current.gds_version is None:
+                raise Neo4jServerError(
+                    f"a Neo4j on {self.settings.neo4j_uri} answers but has no GDS: {current.detail}"
+                )
+            return current
+        if current.pid is not None:
+            return self._wait_ready(current.pid, time.monotonic())
+        self.build()
+        conf_dir = self.write_config()
+        s = self.settings
+        classpath = f"{self.build_dir / 'graphmem-neo4j.jar'}{os.pathsep}{self.build_dir / 'lib'}/*"
+        cmd = [
+            shutil.which("java") or "java",
+            f"-Xmx{s.neo4j_heap}",
+            "-XX:+UseG1GC",
+            "-XX:+ExitOnOutOfMemoryError",
+            "-Dfile.encoding=UTF-8",
+            *(f"--add-opens={module}=ALL-UNNAMED" for module in JVM_OPENS),
+            "-cp", classpath,
+            LAUNCHER_CLASS, str(self.home), str(conf_dir),
+        ]  # fmt: skip
+        env = dict(os.environ)
+        env["GRAPHMEM_NEO4J_INITIAL_PASSWORD"] = s.neo4j_password.get_secret_value()
+        began = time.monotonic()
+        with open(self.console_log, "ab") as log:
+            proc = subprocess.Popen(
+                cmd, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                env=env, start_new_session=True, cwd=self.home,
+            )  # fmt: skip
+        self.pid_file.write_text(str(proc.pid))
+        return self._wait_ready(proc.pid, began, proc)
+
+    def _wait_ready(
+        self, pid: int, began: float, proc: subprocess.Popen[bytes] | None = None
+    ) -> ServerStatus:
+        deadline = began + self.settings.neo4j_start_timeout
+        while time.monotonic() < deadline:
+            exited = proc.poll() is not None if proc is not None else self._pid() is None
+            if exited:
+                self.pid_file.unlink(missing_ok=True)
+                raise Neo4jServerError(f"Neo4j exited during start-up:\n{self._log_tail()}")
+            status = self.status()
+            if status.running and status.gds_version:
+                return status
+            time.sleep(0.5)
+        self.stop()
+        raise Neo4jServerError(
+            f"Neo4j did not answer within {self.settings.neo4j_start_timeout:.0f}s:\n"
+            f"{self._log_tail()}"
+        )
+
+    def stop(self, timeout: float = 90.0) -> bool:
+        """Shut the server down cleanly (SIGTERM, then SIGKILL after ``timeout``)."""
+        pid = self._pid()
+        if pid is None:
+            self.pid_file.unlink(missing_ok=True)
+            return False
+        os.kill(pid, signal.SIGTERM)
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline and self._pid() is not None:
+            time.sleep(0.3)
+        if self._pid() is not None:
+            os.kill(pid, signal.SIGKILL)
+        self.pid_file.unlink(missing_ok=True)
+        return True
+
+    def _log_tail(self, chars: int = 3000) -> str:
+        parts = []
+        for path in (self.console_log, self.home / "logs" / "neo4j.log"):
+            if path.exists():
+                parts.append(f"--- {path}\n{path.read_text(errors='replace')[-chars:]}")
+        return "\n".join(parts) or "(no log written)"

@@ -1,0 +1,1 @@
+"""One module per LLM task: its prompt builder and its pydantic output model."""

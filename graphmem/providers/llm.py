@@ -1,0 +1,229 @@
+"""An LLM client for any OpenAI-compatible endpoint that returns validated pydantic models.
+
+Every call names its task (``"answer"``, ``"edu_extraction"``, ...). Responses are cached on
+disk keyed by (model, messages, parameters, output schema), transient failures and invalid
+output are retried a bounded number of times with tenacity, and tokens are counted per task.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import threading
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any, Protocol, TypeVar
+
+from pydantic import BaseModel, ValidationError
+from tenacity import (
+    RetryError,
+    Retrying,
+    retry_if_exception_type,
+    stop_after_attempt,
+    wait_exponential,
+)
+
+from graphmem.config import Settings
+from graphmem.errors import ConfigurationError, GraphmemError
+
+M = TypeVar("M", bound=BaseModel)
+Message = dict[str, str]
+
+
+class LLMError(GraphmemError):
+    """The model gave no valid answer within the allowed attempts."""
+
+    def __init__(self, task: str, reason: str) -> None:
+        self.task = task
+        super().__init__(f"LLM task {task!r} failed: {reason}")
+
+
+class InvalidOutput(Exception):
+    """The reply was not JSON, was cut off, or did not fit the output model (retried)."""
+
+
+@dataclass
+class TokenUsage:
+    calls: int = 0
+    cache_hits: int = 0
+    failures: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+
+
+class LLM(Protocol):
+    """What graphmem needs of a language model."""
+
+    @property
+    def model(self) -> str: ...
+
+    def structured(self, task: str, messages: list[Message], output: type[M]) -> M:
+        """Ask once; return the reply parsed into ``output``; raise :class:`LLMError`."""
+        ...
+
+    def structured_batch(
+        self, task: str, requests: Sequence[list[Message]], output: type[M]
+    ) -> list[M | LLMError]:
+        """Ask several times; a failed item comes back as its :class:`LLMError`."""
+        ...
+
+    def usage(self) -> dict[str, TokenUsage]: ...
+
+
+class DiskCache:
+    """JSON files under a folder, one per key (sha256), written atomically."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+
+    def _path(self, key: str) -> Path:
+        return self.root / key[:2] / f"{key}.json"
+
+    def get(self, key: str) -> dict[str, Any] | None:
+        try:
+            data = json.loads(self._path(key).read_text(encoding="utf-8"))
+        except (FileNotFoundError, json.JSONDecodeError):
+            return None
+        return data if isinstance(data, dict) else None
+
+    def put(self, key: str, value: dict[str, Any]) -> None:
+        path = self._path(key)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(f".{threading.get_ident()}.tmp")
+        tmp.write_text(json.dumps(value, ensure_ascii=False), encoding="utf-8")
+        tmp.replace(path)
+
+
+_FENCE = re.compile(r"^```(?:json)?\s*|\s*```$", re.MULTILINE)
+
+
+def parse_json_object(text: str) -> Any:
+    """The JSON object in a reply, tolerating code fences and chatter around it."""
+    cleaned = _FENCE.sub("", text.strip())
+    try:
+        return json.loads(cleaned)
+    except json.JSONDecodeError:
+        start, end = cleaned.find("{"), cleaned.rfind("}")
+        if start == -1 or end <= start:
+            raise InvalidOutput(f"no JSON object in reply: {text[:200]!r}") from None
+        try:
+            return json.loads(cleaned[start : end + 1])
+        except json.JSONDecodeError as exc:
+            raise InvalidOutput(f"malformed JSON in reply: {exc.msg}") from exc
+
+
+def schema_instruction(output: type[BaseModel]) -> str:
+    schema = json.dumps(output.model_json_schema(), separators=(",", ":"))
+    return f"Reply with one JSON object only, valid against this JSON Schema:\n{schema}"
+
+
+class OpenAICompatibleLLM:
+    """The ``openai`` package pointed at ``GRAPHMEM_LLM_BASE_URL`` (or OpenAI itself)."""
+
+    def __init__(self, settings: Settings, *, cache: DiskCache | None = None) -> None:
+        if not settings.llm_configured:
+            raise ConfigurationError("no LLM configured: set GRAPHMEM_LLM_BASE_URL or _API_KEY")
+        from openai import OpenAI
+
+        key = settings.llm_api_key.get_secret_value() if settings.llm_api_key else "unused"
+        self._client = OpenAI(base_url=settings.llm_base_url, api_key=key,
+                              timeout=settings.llm_timeout, max_retries=0)  # fmt: skip
+        self._settings = settings
+        self._cache = cache or DiskCache(settings.cache_dir / "llm")
+        self._usage: dict[str, TokenUsage] = {}
+        self._lock = threading.Lock()
+
+    @property
+    def model(self) -> str:
+        return self._settings.llm_model
+
+    def usage(self) -> dict[str, TokenUsage]:
+        with self._lock:
+            return {task: TokenUsage(**asdict(u)) for task, u in self._usage.items()}
+
+    def _count(self, task: str, **delta: int) -> None:
+        with self._lock:
+            usage = self._usage.setdefault(task, TokenUsage())
+            for name, value in delta.items():
+                setattr(usage, name, getattr(usage, name) + value)
+
+    def _params(self, output: type[BaseModel]) -> dict[str, Any]:
+        s = self._settings
+        return {"temperature": s.llm_temperature, "max_tokens": s.llm_max_tokens,
+                "response_format": {"type": "json_object"}, "output": output.__name__}  # fmt: skip
+
+    def structured(self, task: str, messages: list[Message], output: type[M]) -> M:
+        full = [*messages, {"role": "system", "content": schema_instruction(output)}]
+        params = self._params(output)
+        key = hashlib.sha256(json.dumps(
+            {"model": self.model, "messages": full, "params": params,
+             "schema": output.model_json_schema()}, sort_keys=True).encode()).hexdigest()  # fmt: skip
+        cached = self._cache.get(key)
+        if cached is not None:
+            try:
+                parsed = output.model_validate(parse_json_object(cached["content"]))
+            except (InvalidOutput, ValidationError, KeyError):
+                parsed = None
+            if parsed is not None:
+                self._count(task, cache_hits=1)
+                return parsed
+        retry = Retrying(
+            stop=stop_after_attempt(self._settings.llm_max_attempts),
+            wait=wait_exponential(multiplier=0.5, max=8),
+            retry=retry_if_exception_type((InvalidOutput, *_transient_errors())),
+            reraise=False,
+        )
+        try:
+            for attempt in retry:
+                with attempt:
+                    content = self._ask(task, full, params)
+                    try:
+                        parsed = output.model_validate(parse_json_object(content))
+                    except ValidationError as exc:
+                        raise InvalidOutput(f"reply does not fit {output.__name__}: {exc}") from exc
+        except RetryError as exc:
+            self._count(task, failures=1)
+            last = exc.last_attempt.exception()
+            raise LLMError(task, f"{type(last).__name__}: {last}") from last
+        except Exception as exc:  # a non-transient API error (bad key, unknown model, ...)
+            self._count(task, failures=1)
+            raise LLMError(task, f"{type(exc).__name__}: {exc}") from exc
+        self._cache.put(key, {"content": content, "model": self.model, "task": task})
+        return parsed
+
+    def _ask(self, task: str, messages: list[Message], params: dict[str, Any]) -> str:
+        response = self._client.chat.completions.create(
+            model=self.model,
+            messages=messages,  # type: ignore[arg-type]
+            temperature=params["temperature"],
+            max_tokens=params["max_tokens"],
+            response_format=params["response_format"],
+        )
+        usage = response.usage
+        self._count(task, calls=1,
+                    prompt_tokens=usage.prompt_tokens if usage else 0,
+                    completion_tokens=usage.completion_tokens if usage else 0)  # fmt: skip
+        choice = response.choices[0]
+        if choice.finish_reason == "length":
+            raise InvalidOutput("reply cut off at the token limit")
+        return choice.message.content or ""
+
+    def structured_batch(
+        self, task: str, requests: Sequence[list[Message]], output: type[M]
+    ) -> list[M | LLMError]:
+        results: list[M | LLMError] = []
+        for messages in requests:
+            try:
+                results.append(self.structured(task, messages, output))
+            except LLMError as exc:
+                results.append(exc)
+        return results
+
+
+def _transient_errors() -> tuple[type[Exception], ...]:
+    import openai
+
+    return (openai.APIConnectionError, openai.APITimeoutError, openai.RateLimitError,
+            openai.InternalServerError)  # fmt: skip

@@ -1,0 +1,55 @@
+"""Token counting and budget packing: the fixed rules every strategy is measured by.
+
+Tokens are matches of ``\\w+|[^\\w\\s]``. A context is the ranked units rendered one after
+another (one per line); a unit that does not fit in what is left of the budget is skipped
+and the next one is tried.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+
+from graphmem.models import Hit
+
+TOKEN_PATTERN = re.compile(r"\w+|[^\w\s]")
+
+
+def count_tokens(text: str) -> int:
+    return sum(1 for _ in TOKEN_PATTERN.finditer(text))
+
+
+def format_date(value: datetime | None) -> str:
+    """A short, unambiguous day: ``8 May 2023``."""
+    return f"{value.day} {value:%B %Y}" if value is not None else ""
+
+
+def render_turn(speaker: str, text: str, started_at: datetime | None,
+                image_caption: str | None = None) -> str:  # fmt: skip
+    day = format_date(started_at)
+    line = f"[{day}] {speaker}: {text}" if day else f"{speaker}: {text}"
+    return f"{line} [shares an image: {image_caption}]" if image_caption else line
+
+
+@dataclass(frozen=True)
+class Packed:
+    context: str
+    included: list[str]
+    tokens: int
+
+
+def pack(hits: Sequence[Hit], budget: int) -> Packed:
+    """Greedy, rank-ordered packing of hits into ``budget`` tokens."""
+    lines: list[str] = []
+    included: list[str] = []
+    used = 0
+    for hit in hits:
+        cost = count_tokens(hit.text)
+        if cost == 0 or used + cost > budget:
+            continue
+        lines.append(hit.text)
+        included.append(hit.id)
+        used += cost
+    return Packed("\n".join(lines), included, used)

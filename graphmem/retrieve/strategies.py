@@ -1,0 +1,131 @@
+"""Retrieval strategies: small configs plus named recipes.
+
+A strategy turns a question into ranked :class:`Hit` objects for one space. Packing the hits
+into a token budget is done afterwards, the same way for every strategy
+(:mod:`graphmem.retrieve.context`).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from typing import Any, Protocol
+
+from graphmem.errors import UnknownStrategyError
+from graphmem.models import Hit
+from graphmem.providers.embedder import Embedder
+from graphmem.retrieve.context import render_turn
+from graphmem.store import GraphStore
+
+_WORD = re.compile(r"\w+")
+MAX_QUERY_TERMS = 256
+MAX_VECTOR_CANDIDATES = 20_000
+
+
+@dataclass(frozen=True)
+class RetrievalContext:
+    """What a strategy may use."""
+
+    store: GraphStore
+    embedder: Embedder
+
+
+class Strategy(Protocol):
+    name: str
+
+    def search(self, ctx: RetrievalContext, question: str, space: str, budget: int) -> list[Hit]:
+        """Ranked hits for ``question`` from ``space`` only, enough to fill ``budget`` tokens."""
+        ...
+
+
+def lucene_terms(question: str) -> str:
+    """The question as plain Lucene terms: no operators, quotes or wildcards survive."""
+    return " ".join(_WORD.findall(question.lower())[:MAX_QUERY_TERMS])
+
+
+def turn_hit(row: dict[str, Any]) -> Hit:
+    started = row.get("started_at")
+    started = started.to_native() if hasattr(started, "to_native") else started
+    return Hit(
+        id=row["id"], kind="turn", score=float(row["score"]),
+        text=render_turn(row["speaker"], row["text"], started, row.get("image_caption")),
+        source_turn_ids=[row["id"]], source_ids=[row["source_id"]],
+        session_id=row["session_id"], started_at=started, date_text=row.get("date_text"),
+        speaker=row["speaker"],
+    )  # fmt: skip
+
+
+@dataclass(frozen=True)
+class TurnSearchConfig:
+    """Search over raw turns: BM25, dense, or both fused by reciprocal rank (in Cypher)."""
+
+    bm25: bool = True
+    vector: bool = True
+    rrf_k: int = 60
+    tokens_per_hit: int = 12  # sizes the hit list from the budget: budget / tokens_per_hit
+    min_hits: int = 20
+    max_hits: int = 400
+    oversample: float = 1.5  # vector-index neighbours fetched per hit, scaled by tenant share
+
+
+class TurnSearch:
+    def __init__(self, name: str, config: TurnSearchConfig) -> None:
+        if not (config.bm25 or config.vector):
+            raise ValueError("a turn search needs BM25, vectors or both")
+        self.name = name
+        self.config = config
+
+    def hits_for(self, budget: int) -> int:
+        c = self.config
+        return max(c.min_hits, min(c.max_hits, budget // c.tokens_per_hit))
+
+    def search(self, ctx: RetrievalContext, question: str, space: str, budget: int) -> list[Hit]:
+        c = self.config
+        k = self.hits_for(budget)
+        counts = ctx.store.read("retrieve/count_turns", space=space)[0]
+        if counts["in_space"] == 0:
+            return []
+        share = counts["in_database"] / counts["in_space"]
+        candidates = min(counts["in_database"], MAX_VECTOR_CANDIDATES,
+                         max(k, math.ceil(k * share * c.oversample)))  # fmt: skip
+        query = lucene_terms(question)
+        if c.bm25 and c.vector:
+            embedding = ctx.embedder.embed([question])[0].tolist()
+            rows = ctx.store.read("retrieve/turns_rrf", space=space, query=query,
+                                  embedding=embedding, k=k, candidates=candidates,
+                                  rrf_k=c.rrf_k)  # fmt: skip
+        elif c.bm25:
+            if not query:
+                return []
+            rows = ctx.store.read("retrieve/turns_fulltext", space=space, query=query, k=k)
+        else:
+            embedding = ctx.embedder.embed([question])[0].tolist()
+            rows = ctx.store.read("retrieve/turns_vector", space=space, embedding=embedding,
+                                  k=k, candidates=candidates)  # fmt: skip
+        return [turn_hit(row) for row in rows]
+
+
+RECIPES: dict[str, Callable[[], Strategy]] = {
+    "turns": lambda: TurnSearch("turns", TurnSearchConfig()),
+    "turns-bm25": lambda: TurnSearch("turns-bm25", TurnSearchConfig(vector=False)),
+    "turns-vector": lambda: TurnSearch("turns-vector", TurnSearchConfig(bm25=False)),
+}
+
+
+def strategy_names() -> list[str]:
+    return sorted(RECIPES)
+
+
+def get_strategy(name: str, **overrides: Any) -> Strategy:
+    """The named recipe; keyword overrides change fields of its config."""
+    try:
+        strategy = RECIPES[name]()
+    except KeyError:
+        raise UnknownStrategyError(
+            f"unknown strategy {name!r}; choose from {', '.join(strategy_names())}"
+        ) from None
+    if overrides and isinstance(strategy, TurnSearch):
+        strategy = TurnSearch(name, replace(strategy.config, **overrides))
+    return strategy

@@ -1,0 +1,88 @@
+"""The Neo4j side: one driver, named statements, managed read and write transactions."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any, LiteralString, TypeVar, cast
+
+from neo4j import Driver, GraphDatabase, ManagedTransaction, Query
+
+from graphmem import cypher
+from graphmem.config import Settings
+
+T = TypeVar("T")
+
+
+def _text(name: str) -> LiteralString:
+    # the text comes from a file in the closed set under cypher/, never from user input
+    return cast(LiteralString, cypher.load(name))
+
+
+class Tx:
+    """A managed transaction that runs statements by name."""
+
+    def __init__(self, tx: ManagedTransaction) -> None:
+        self._tx = tx
+
+    def run(self, name: str, **params: Any) -> list[dict[str, Any]]:
+        return [record.data() for record in self._tx.run(_text(name), params)]
+
+
+class GraphStore:
+    """Reads and writes graphmem's graph. Every statement comes from ``cypher/``."""
+
+    def __init__(self, settings: Settings, driver: Driver | None = None) -> None:
+        self.settings = settings
+        auth = (settings.neo4j_user, settings.neo4j_password.get_secret_value())
+        self.driver = driver or GraphDatabase.driver(settings.neo4j_uri, auth=auth)
+        self.database = settings.neo4j_database
+
+    def close(self) -> None:
+        self.driver.close()
+
+    def __enter__(self) -> GraphStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @contextmanager
+    def _session(self) -> Iterator[Any]:
+        with self.driver.session(database=self.database) as session:
+            yield session
+
+    def read(self, name: str, **params: Any) -> list[dict[str, Any]]:
+        """Run one named statement in a managed read transaction."""
+        return self.read_tx(lambda tx: tx.run(name, **params))
+
+    def write(self, name: str, **params: Any) -> list[dict[str, Any]]:
+        """Run one named statement in a managed write transaction."""
+        return self.write_tx(lambda tx: tx.run(name, **params))
+
+    def read_tx(self, work: Callable[[Tx], T]) -> T:
+        with self._session() as session:
+            return cast(T, session.execute_read(lambda tx: work(Tx(tx))))
+
+    def write_tx(self, work: Callable[[Tx], T]) -> T:
+        """Run ``work`` in one transaction: all of it is stored, or none of it."""
+        with self._session() as session:
+            return cast(T, session.execute_write(lambda tx: work(Tx(tx))))
+
+    def run_autocommit(self, name: str, **params: Any) -> None:
+        """For statements that batch themselves (``CALL {...} IN TRANSACTIONS``)."""
+        with self._session() as session:
+            session.run(_text(name), params).consume()
+
+    def apply_schema(self) -> list[str]:
+        """Create every constraint and index (idempotent), then wait until they are online."""
+        applied = []
+        with self._session() as session:
+            for name in cypher.names():
+                if not name.startswith("schema/"):
+                    continue
+                for statement in cypher.statements(name):
+                    session.run(Query(cast(LiteralString, statement))).consume()
+                applied.append(name)
+            session.run("CALL db.awaitIndexes(300)").consume()
+        return applied
