@@ -1,0 +1,1 @@
+"""Measurement: evidence recall within a token budget, and the datasets' gold evidence."""
