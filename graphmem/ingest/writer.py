@@ -17,7 +17,7 @@ from urllib.parse import quote
 
 from tqdm import tqdm
 
-from graphmem.errors import InputError
+from graphmem.errors import ConfigurationError, InputError
 from graphmem.models import ConversationRecord, TurnRecord
 from graphmem.providers.embedder import Embedder
 from graphmem.store import GraphStore, Tx
@@ -88,6 +88,12 @@ def _batches(rows: Sequence[dict[str, Any]], size: int) -> Iterator[Sequence[dic
 class GraphWriter:
     def __init__(self, store: GraphStore, embedder: Embedder, *, batch_size: int = 500,
                  progress: bool = True) -> None:  # fmt: skip
+        expected = store.settings.embedding_dimensions
+        if embedder.dimensions != expected:
+            raise ConfigurationError(
+                f"embedder {embedder.name!r} gives {embedder.dimensions}-d vectors; the vector "
+                f"indexes hold {expected}-d ones (GRAPHMEM_EMBEDDING_DIMENSIONS)"
+            )
         self.store = store
         self.embedder = embedder
         self.batch_size = batch_size
@@ -160,6 +166,9 @@ class GraphWriter:
         for start in range(0, len(todo), step):
             ids = todo[start : start + step]
             vectors = self.embedder.embed([texts[tid] for tid in ids])
+            if vectors.shape != (len(ids), self.embedder.dimensions):
+                raise ConfigurationError(
+                    f"embedder {self.embedder.name!r} returned shape {vectors.shape}")
             rows.extend({"id": tid, "embedding": vec.tolist(), "embedded_hash": wanted[tid]}
                         for tid, vec in zip(ids, vectors, strict=True))  # fmt: skip
             bar.update(len(ids))

@@ -1,0 +1,58 @@
+"""Shared fixtures. Integration tests run against the real local Neo4j + GDS server, which the
+test session starts when it is not running yet (it is left running for the next session;
+`graphmem neo4j stop` or `.ci/run` stops it)."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator
+
+
+import pytest
+
+from graphmem.client import Memory
+from graphmem.config import Settings
+from graphmem.providers.embedder import SentenceTransformerEmbedder
+from graphmem.store import GraphStore
+
+
+
+
+
+@pytest.fixture(scope="session")
+def settings() -> Settings:
+    return Settings()
+
+
+@pytest.fixture(scope="session")
+def neo4j_server(settings: Settings) -> object:
+    from graphmem.neo4j_server.local import LocalNeo4j
+
+    return LocalNeo4j(settings).start()
+
+
+@pytest.fixture(scope="session")
+def store(settings: Settings, neo4j_server: object) -> Iterator[GraphStore]:
+    with GraphStore(settings) as graph:
+        graph.apply_schema()
+        yield graph
+
+
+@pytest.fixture(scope="session")
+def embedder(settings: Settings) -> SentenceTransformerEmbedder:
+    return SentenceTransformerEmbedder.from_settings(settings)
+
+
+@pytest.fixture()
+def space(store: GraphStore) -> Iterator[str]:
+    """A fresh space for one test, removed afterwards."""
+    name = f"test-{uuid.uuid4().hex[:12]}"
+    yield name
+    store.run_autocommit("admin/delete_space", space=name)
+
+
+@pytest.fixture()
+def memory(settings: Settings, store: GraphStore,
+           embedder: SentenceTransformerEmbedder) -> Memory:  # fmt: skip
+    # shares the session's driver; Memory.close() is not called so the driver stays open
+    return Memory(settings, store=store, embedder=embedder)

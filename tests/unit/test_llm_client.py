@@ -1,0 +1,138 @@
+"""The LLM client against a real HTTP server on loopback that speaks the chat-completions API
+and replies from a script (so retries, validation and caching are exercised for real)."""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import pytest
+from pydantic import BaseModel
+
+from graphmem.config import Settings
+from graphmem.errors import ConfigurationError
+from graphmem.providers.llm import LLMError, OpenAICompatibleLLM, parse_json_object
+
+
+class Reply(BaseModel):
+    answer: str
+    confidence: float
+
+
+class ScriptedServer:
+    """Answers each POST with the next scripted (content, finish_reason); records requests."""
+
+    def __init__(self) -> None:
+        self.script: list[tuple[str, str]] = []
+        self.requests: list[dict[str, object]] = []
+        outer = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:
+                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                outer.requests.append(body)
+                content, finish = outer.script.pop(0) if outer.script else ("{}", "stop")
+                payload = {
+                    "id": "x", "object": "chat.completion", "created": 0, "model": body["model"],
+                    "choices": [{"index": 0, "finish_reason": finish,
+                                 "message": {"role": "assistant", "content": content}}],
+                    "usage": {"prompt_tokens": 11, "completion_tokens": 5, "total_tokens": 16},
+                }
+                data = json.dumps(payload).encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def log_message(self, *args: object) -> None:
+                pass
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
+        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+
+
+@pytest.fixture()
+def server() -> Iterator[ScriptedServer]:
+    srv = ScriptedServer()
+    yield srv
+    srv.httpd.shutdown()
+
+
+def client(server: ScriptedServer, tmp_path: Path, attempts: int = 3) -> OpenAICompatibleLLM:
+    settings = Settings(home=tmp_path, llm_base_url=server.url, llm_model="scripted",
+                        llm_max_attempts=attempts, llm_timeout=5)
+    return OpenAICompatibleLLM(settings)
+
+
+MESSAGES = [{"role": "user", "content": "What colour is the sky?"}]
+
+
+def test_valid_reply_is_parsed_and_counted(server: ScriptedServer, tmp_path: Path) -> None:
+    server.script = [('```json\n{"answer": "blue", "confidence": 0.9}\n```', "stop")]
+    llm = client(server, tmp_path)
+    assert llm.structured("demo", MESSAGES, Reply) == Reply(answer="blue", confidence=0.9)
+    usage = llm.usage()["demo"]
+    assert (usage.calls, usage.prompt_tokens, usage.completion_tokens) == (1, 11, 5)
+    sent = server.requests[0]
+    assert sent["response_format"] == {"type": "json_object"}
+    assert "JSON Schema" in sent["messages"][-1]["content"]  # type: ignore[index]
+
+
+def test_invalid_then_truncated_then_valid_is_retried(server: ScriptedServer,
+                                                      tmp_path: Path) -> None:  # fmt: skip
+    server.script = [("not json at all", "stop"),
+                     ('{"answer": "blue", "confid', "length"),
+                     ('{"answer": "blue", "confidence": 1}', "stop")]
+    llm = client(server, tmp_path)
+    assert llm.structured("demo", MESSAGES, Reply).confidence == 1.0
+    assert len(server.requests) == 3 and llm.usage()["demo"].calls == 3
+
+
+def test_gives_up_after_bounded_attempts(server: ScriptedServer, tmp_path: Path) -> None:
+    server.script = [('{"answer": "blue"}', "stop")] * 5  # confidence always missing
+    llm = client(server, tmp_path, attempts=2)
+    with pytest.raises(LLMError, match="demo"):
+        llm.structured("demo", MESSAGES, Reply)
+    assert len(server.requests) == 2
+    assert llm.usage()["demo"].failures == 1
+
+
+def test_cache_answers_the_same_request_without_the_server(server: ScriptedServer,
+                                                          tmp_path: Path) -> None:  # fmt: skip
+    server.script = [('{"answer": "blue", "confidence": 0.5}', "stop")]
+    first = client(server, tmp_path).structured("demo", MESSAGES, Reply)
+    again = client(server, tmp_path)  # a new client reading the same disk cache
+    assert again.structured("demo", MESSAGES, Reply) == first
+    assert len(server.requests) == 1 and again.usage()["demo"].cache_hits == 1
+    other = [{"role": "user", "content": "And at night?"}]
+    server.script = [('{"answer": "black", "confidence": 0.7}', "stop")]
+    assert again.structured("demo", other, Reply).answer == "black"
+    assert len(server.requests) == 2
+
+
+def test_unreachable_server_is_an_llm_error(tmp_path: Path) -> None:
+    settings = Settings(home=tmp_path, llm_base_url="http://127.0.0.1:9/v1",
+                        llm_max_attempts=2, llm_timeout=2)
+    with pytest.raises(LLMError, match="APIConnectionError"):
+        OpenAICompatibleLLM(settings).structured("demo", MESSAGES, Reply)
+
+
+def test_batch_returns_errors_in_place(server: ScriptedServer, tmp_path: Path) -> None:
+    server.script = [('{"answer": "a", "confidence": 1}', "stop"), ("nope", "stop")]
+    results = client(server, tmp_path, attempts=1).structured_batch(
+        "demo", [MESSAGES, [{"role": "user", "content": "other"}]], Reply)
+    assert isinstance(results[0], Reply) and isinstance(results[1], LLMError)
+
+
+def test_no_llm_configured(tmp_path: Path) -> None:
+    with pytest.raises(ConfigurationError):
+        OpenAICompatibleLLM(Settings(home=tmp_path))
+
+
+def test_parse_json_object_tolerates_chatter() -> None:
+    assert parse_json_object('Sure! {"a": 1} hope that helps') == {"a": 1}
