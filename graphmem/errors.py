@@ -13,7 +13,7 @@ class InputError(GraphmemError):
     def __init__(
         self, message: str, *, file: str | None = None, record: str | None = None,
         field: str | None = None,
-    ) -> None:  # fmt: skip
+    ) -> None:
         self.file, self.record, self.field, self.reason = file, record, field, message
         where = ", ".join(
             f"{label} {value}"

@@ -16,7 +16,7 @@ T = TypeVar("T")
 
 def _text(name: str) -> LiteralString:
     # the text comes from a file in the closed set under cypher/, never from user input
-    return cast(LiteralString, cypher.load(name))
+    return cypher.load(name)
 
 
 class Tx:
@@ -82,7 +82,7 @@ class GraphStore:
                 if not name.startswith("schema/"):
                     continue
                 for statement in cypher.statements(name):
-                    session.run(Query(cast(LiteralString, statement))).consume()
+                    session.run(Query(statement)).consume()
                 applied.append(name)
             session.run("CALL db.awaitIndexes(300)").consume()
         return applied

@@ -7,16 +7,12 @@ from __future__ import annotations
 import uuid
 from collections.abc import Iterator
 
-
 import pytest
 
 from graphmem.client import Memory
 from graphmem.config import Settings
 from graphmem.providers.embedder import SentenceTransformerEmbedder
 from graphmem.store import GraphStore
-
-
-
 
 
 @pytest.fixture(scope="session")
@@ -53,6 +49,6 @@ def space(store: GraphStore) -> Iterator[str]:
 
 @pytest.fixture()
 def memory(settings: Settings, store: GraphStore,
-           embedder: SentenceTransformerEmbedder) -> Memory:  # fmt: skip
+           embedder: SentenceTransformerEmbedder) -> Memory:
     # shares the session's driver; Memory.close() is not called so the driver stays open
     return Memory(settings, store=store, embedder=embedder)

@@ -2,8 +2,45 @@
 
 from __future__ import annotations
 
+import json
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 TESTS = Path(__file__).parent
 DATA = TESTS / "data"
 SAMPLE = TESTS.parent / "graphmem" / "data" / "sample_conversation.json"
+
+
+class ScriptedServer:
+    """Answers each POST with the next scripted (content, finish_reason); records requests."""
+
+    def __init__(self) -> None:
+        self.script: list[tuple[str, str]] = []
+        self.requests: list[dict[str, object]] = []
+        outer = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:
+                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                outer.requests.append(body)
+                content, finish = outer.script.pop(0) if outer.script else ("{}", "stop")
+                payload = {
+                    "id": "x", "object": "chat.completion", "created": 0, "model": body["model"],
+                    "choices": [{"index": 0, "finish_reason": finish,
+                                 "message": {"role": "assistant", "content": content}}],
+                    "usage": {"prompt_tokens": 11, "completion_tokens": 5, "total_tokens": 16},
+                }
+                data = json.dumps(payload).encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def log_message(self, *args: object) -> None:
+                pass
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
+        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()

@@ -4,8 +4,9 @@
 // $k (hits per list and returned), $candidates (vector-index neighbours fetched before the
 // space filter), $rrf_k (60 is customary).
 CALL () {
-  CALL db.index.fulltext.queryNodes('turn_text', $query) YIELD node, score
-  WHERE $query <> '' AND node.space = $space
+  WITH $query AS terms WHERE terms <> ''
+  CALL db.index.fulltext.queryNodes('turn_text', terms) YIELD node, score
+  WHERE node.space = $space
   WITH node ORDER BY score DESC LIMIT $k
   WITH collect(node) AS ranked
   UNWIND range(0, size(ranked) - 1) AS rank

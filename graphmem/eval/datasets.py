@@ -42,5 +42,5 @@ def locomo_questions(path: Path) -> list[Question]:
             evidence = {i: texts[i] for i in dict.fromkeys(ids) if i in texts}
             if evidence:
                 out.append(Question(sample["sample_id"], qa["question"], str(qa["answer"]),
-                                    LOCOMO_CATEGORIES[category], evidence))  # fmt: skip
+                                    LOCOMO_CATEGORIES[category], evidence))
     return out

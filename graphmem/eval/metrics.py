@@ -27,7 +27,7 @@ def covered_turns(
 
 
 def evidence_recall(hits: Sequence[Hit], budget: int,
-                    evidence_texts: Mapping[str, str]) -> float:  # fmt: skip
+                    evidence_texts: Mapping[str, str]) -> float:
     """Share of the gold evidence turns that the context packed from ``hits`` covers."""
     if not evidence_texts:
         raise ValueError("a question without evidence has no recall")

@@ -125,7 +125,7 @@ def _records(fmt: Format, data: Any, file: str) -> Iterable[tuple[str, Any]]:
     if fmt == "json":
         if not isinstance(data, dict):
             raise InputError("expected a JSON object", file=file)
-        items = data["conversations"] if "conversations" in data else [data]
+        items = data.get("conversations", [data])
         if not isinstance(items, list):
             raise InputError("must be a list", file=file, field="conversations")
         key = "id"
@@ -184,7 +184,7 @@ def _parse_iso(text: str, ctx: _Ctx, where: str) -> datetime:
 def _turn(
     order: int, speaker: Any, text: Any, source_id: str, ctx: _Ctx, where: str,
     caption: Any = None, url: Any = None,
-) -> TurnRecord | None:  # fmt: skip
+) -> TurnRecord | None:
     if not isinstance(speaker, str) or not speaker.strip():
         raise ctx.error("missing or empty speaker", f"{where}.speaker")
     if not isinstance(text, str):
@@ -199,13 +199,13 @@ def _turn(
         raise ctx.error(
             f"turn of {len(text)} characters exceeds the limit of {ctx.max_turn_chars} "
             "(GRAPHMEM_MAX_TURN_CHARS)", f"{where}.text",
-        )  # fmt: skip
+        )
     if isinstance(url, list):
         url = url[0] if url else None
     return TurnRecord(
         order=order, speaker=speaker.strip(), text=text.strip(), source_id=source_id,
         image_caption=caption, image_url=url if isinstance(url, str) else None,
-    )  # fmt: skip
+    )
 
 
 def _check_unique(turns: list[TurnRecord], ctx: _Ctx, where: str) -> None:
@@ -236,15 +236,15 @@ def _parse_locomo(record: Any, ctx: _Ctx) -> ConversationRecord:
             turn = _turn(
                 i, raw.get("speaker"), raw.get("text"), dia_id, ctx, tw,
                 raw.get("blip_caption"), raw.get("img_url"),
-            )  # fmt: skip
+            )
             if turn is not None:
                 turns.append(turn)
         all_turns.extend(turns)
         sessions.append(SessionRecord(key=f"session_{n}", index=index, started_at=started,
-                                      date_text=date_text, turns=tuple(turns)))  # fmt: skip
+                                      date_text=date_text, turns=tuple(turns)))
     _check_unique(all_turns, ctx, "dia_id")
     return ConversationRecord(key=sample_id, sessions=tuple(sessions), source_format="locomo",
-                              source_file=ctx.file)  # fmt: skip
+                              source_file=ctx.file)
 
 
 def _parse_longmemeval(record: Any, ctx: _Ctx) -> ConversationRecord:
@@ -253,8 +253,7 @@ def _parse_longmemeval(record: Any, ctx: _Ctx) -> ConversationRecord:
     dates = _need(record, "haystack_dates", ctx, list)
     bodies = _need(record, "haystack_sessions", ctx, list)
     if not len(ids) == len(dates) == len(bodies):
-        raise ctx.error("haystack_session_ids, haystack_dates and haystack_sessions differ in length",
-                        "haystack_sessions")  # fmt: skip
+        raise ctx.error("session ids, dates and sessions differ in length", "haystack_sessions")
     if len(set(map(str, ids))) != len(ids):
         raise ctx.error("duplicate session id", "haystack_session_ids")
     sessions = []
@@ -268,13 +267,13 @@ def _parse_longmemeval(record: Any, ctx: _Ctx) -> ConversationRecord:
             tw = f"haystack_sessions[{index}][{i}]"
             role = raw.get("role") if isinstance(raw, dict) else None
             turn = _turn(i, role, raw.get("content") if isinstance(raw, dict) else None,
-                         f"{key}#{i}", ctx, tw)  # fmt: skip
+                         f"{key}#{i}", ctx, tw)
             if turn is not None:
                 turns.append(turn)
         sessions.append(SessionRecord(key=key, index=index, started_at=started,
-                                      date_text=str(date_text), turns=tuple(turns)))  # fmt: skip
+                                      date_text=str(date_text), turns=tuple(turns)))
     return ConversationRecord(key=qid, sessions=tuple(sessions), source_format="longmemeval",
-                              source_file=ctx.file)  # fmt: skip
+                              source_file=ctx.file)
 
 
 def _parse_json(record: Any, ctx: _Ctx) -> ConversationRecord:
@@ -307,10 +306,10 @@ def _parse_json(record: Any, ctx: _Ctx) -> ConversationRecord:
                 turns.append(turn)
         all_turns.extend(turns)
         sessions.append(SessionRecord(key=skey, index=index, started_at=started,
-                                      date_text=started_text, turns=tuple(turns)))  # fmt: skip
+                                      date_text=started_text, turns=tuple(turns)))
     _check_unique(all_turns, ctx, "sessions[].turns[].id")
     return ConversationRecord(key=key, sessions=tuple(sessions), source_format="json",
-                              source_file=ctx.file)  # fmt: skip
+                              source_file=ctx.file)
 
 
 _PARSERS: dict[str, Callable[[Any, _Ctx], ConversationRecord]] = {

@@ -31,7 +31,7 @@ def check_space(space: str) -> str:
         raise InputError("a space id must be a non-empty string", field="space")
     if len(space) > MAX_SPACE_CHARS or any(ord(ch) < 32 for ch in space):
         raise InputError(f"a space id must be 1-{MAX_SPACE_CHARS} printable characters",
-                         field="space")  # fmt: skip
+                         field="space")
     return space
 
 
@@ -72,7 +72,7 @@ class IngestReport:
     def summary(self) -> str:
         text = (f"space {self.space!r}: {self.conversations} conversations, {self.sessions} "
                 f"sessions, {self.turns} turns ({self.embedded} embedded, "
-                f"{self.reused_embeddings} unchanged) in {self.seconds:.1f}s")  # fmt: skip
+                f"{self.reused_embeddings} unchanged) in {self.seconds:.1f}s")
         if self.warnings:
             text += f"; {len(self.warnings)} warnings"
         if self.errors:
@@ -87,7 +87,7 @@ def _batches(rows: Sequence[dict[str, Any]], size: int) -> Iterator[Sequence[dic
 
 class GraphWriter:
     def __init__(self, store: GraphStore, embedder: Embedder, *, batch_size: int = 500,
-                 progress: bool = True) -> None:  # fmt: skip
+                 progress: bool = True) -> None:
         expected = store.settings.embedding_dimensions
         if embedder.dimensions != expected:
             raise ConfigurationError(
@@ -100,12 +100,12 @@ class GraphWriter:
         self.progress = progress
 
     def write(self, space: str, conversations: Sequence[ConversationRecord],
-              report: IngestReport | None = None) -> IngestReport:  # fmt: skip
+              report: IngestReport | None = None) -> IngestReport:
         check_space(space)
         report = report or IngestReport(space=space)
         began = time.perf_counter()
         bar = tqdm(conversations, desc=f"ingest {space}", unit="conv", disable=not self.progress,
-                   leave=False)  # fmt: skip
+                   leave=False)
         for conversation in bar:
             self._write_one(space, conversation, report)
         report.seconds += time.perf_counter() - began
@@ -118,7 +118,7 @@ class GraphWriter:
             {"id": session_id(space, conv.key, s.key), "key": s.key, "index": s.index,
              "started_at": s.started_at, "date_text": s.date_text}
             for s in conv.sessions
-        ]  # fmt: skip
+        ]
         turns: list[dict[str, Any]] = []
         texts: dict[str, str] = {}
         for session in conv.sessions:
@@ -130,13 +130,13 @@ class GraphWriter:
                     "order": turn.order, "speaker": turn.speaker, "text": turn.text,
                     "source_id": turn.source_id, "image_caption": turn.image_caption,
                     "image_url": turn.image_url,
-                })  # fmt: skip
+                })
                 texts[tid] = embedding_text(turn)
         vectors = self._embeddings(space, cid, texts, report)
 
         def work(tx: Tx) -> None:
             tx.run("ingest/merge_conversation", space=space, conversation_id=cid, key=conv.key,
-                   source_format=conv.source_format, speakers=speakers)  # fmt: skip
+                   source_format=conv.source_format, speakers=speakers)
             tx.run("ingest/merge_sessions", space=space, conversation_id=cid, sessions=sessions)
             for batch in _batches(turns, self.batch_size):
                 tx.run("ingest/merge_turns", space=space, turns=list(batch))
@@ -150,11 +150,11 @@ class GraphWriter:
         report.turns += len(turns)
 
     def _embeddings(self, space: str, cid: str, texts: dict[str, str],
-                    report: IngestReport) -> list[dict[str, Any]]:  # fmt: skip
+                    report: IngestReport) -> list[dict[str, Any]]:
         known = {
             row["id"]: row["embedded_hash"]
             for row in self.store.read("ingest/turn_embedding_hashes", space=space,
-                                       conversation_id=cid)  # fmt: skip
+                                       conversation_id=cid)
         }
         wanted = {tid: self._hash(text) for tid, text in texts.items()}
         todo = [tid for tid, digest in wanted.items() if known.get(tid) != digest]
@@ -162,7 +162,7 @@ class GraphWriter:
         rows: list[dict[str, Any]] = []
         step = 256
         bar = tqdm(total=len(todo), desc="embed", unit="turn", leave=False,
-                   disable=not self.progress or len(todo) < step)  # fmt: skip
+                   disable=not self.progress or len(todo) < step)
         for start in range(0, len(todo), step):
             ids = todo[start : start + step]
             vectors = self.embedder.embed([texts[tid] for tid in ids])
@@ -170,7 +170,7 @@ class GraphWriter:
                 raise ConfigurationError(
                     f"embedder {self.embedder.name!r} returned shape {vectors.shape}")
             rows.extend({"id": tid, "embedding": vec.tolist(), "embedded_hash": wanted[tid]}
-                        for tid, vec in zip(ids, vectors, strict=True))  # fmt: skip
+                        for tid, vec in zip(ids, vectors, strict=True))
             bar.update(len(ids))
         bar.close()
         report.embedded += len(rows)

@@ -12,6 +12,7 @@ point in a detached JVM. Everything lives under ``Settings.neo4j_home``::
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import shutil
@@ -97,7 +98,7 @@ class LocalNeo4j:
         cmd = [
             mvn, "-B", "-q", "-f", str(JAVA_DIR / "pom.xml"), "package",
             f"-Dgraphmem.buildDir={self.build_dir}",
-        ]  # fmt: skip
+        ]
         result = subprocess.run(cmd, capture_output=True, text=True, check=False)
         if result.returncode != 0:
             tail = (result.stdout + result.stderr)[-3000:]
@@ -139,10 +140,8 @@ class LocalNeo4j:
             pid = int(self.pid_file.read_text().strip())
         except (FileNotFoundError, ValueError):
             return None
-        try:  # reap it if it is our own child that has exited
+        with contextlib.suppress(ChildProcessError):  # reap our own child if it has exited
             os.waitpid(pid, os.WNOHANG)
-        except ChildProcessError:
-            pass
         try:
             cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
             state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
@@ -224,7 +223,7 @@ class LocalNeo4j:
             *(f"--add-opens={module}=ALL-UNNAMED" for module in JVM_OPENS),
             "-cp", classpath,
             LAUNCHER_CLASS, str(self.home), str(conf_dir),
-        ]  # fmt: skip
+        ]
         env = dict(os.environ)
         env["GRAPHMEM_NEO4J_INITIAL_PASSWORD"] = s.neo4j_password.get_secret_value()
         began = time.monotonic()
@@ -232,7 +231,7 @@ class LocalNeo4j:
             proc = subprocess.Popen(
                 cmd, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
                 env=env, start_new_session=True, cwd=self.home,
-            )  # fmt: skip
+            )
         self.pid_file.write_text(str(proc.pid))
         return self._wait_ready(proc.pid, began, proc)
 

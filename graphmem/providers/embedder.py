@@ -51,7 +51,7 @@ class SentenceTransformerEmbedder:
     """sentence-transformers on CPU, loaded lazily from local files only (never a hub)."""
 
     def __init__(self, model: str = "all-MiniLM-L6-v2", *, batch_size: int = 64,
-                 device: str = "cpu", dimensions: int = 384) -> None:  # fmt: skip
+                 device: str = "cpu", dimensions: int = 384) -> None:
         self._spec = model
         self._batch_size = batch_size
         self._device = device
@@ -62,7 +62,8 @@ class SentenceTransformerEmbedder:
     @classmethod
     def from_settings(cls, settings: Settings) -> SentenceTransformerEmbedder:
         return cls(settings.embedding_model, batch_size=settings.embedding_batch_size,
-                   device=settings.embedding_device, dimensions=settings.embedding_dimensions)  # fmt: skip
+                   device=settings.embedding_device,
+                   dimensions=settings.embedding_dimensions)
 
     @property
     def name(self) -> str:
@@ -82,7 +83,7 @@ class SentenceTransformerEmbedder:
                 from sentence_transformers import SentenceTransformer
                 from transformers.utils import logging as hf_logging
 
-                hf_logging.disable_progress_bar()
+                hf_logging.disable_progress_bar()  # type: ignore[no-untyped-call]
 
                 spec = self._spec
                 path = packaged_minilm_path() if spec.lower() in _PACKAGED_ALIASES else Path(spec)
@@ -92,7 +93,7 @@ class SentenceTransformerEmbedder:
                     )
                 model = SentenceTransformer(str(path), device=self._device, local_files_only=True)
                 dims = getattr(model, "get_embedding_dimension",
-                               model.get_sentence_embedding_dimension)()  # fmt: skip
+                               model.get_sentence_embedding_dimension)()
                 if dims != self._dimensions:
                     raise ConfigurationError(
                         f"model {spec!r} gives {dims}-d vectors; the indexes expect "
@@ -107,7 +108,7 @@ class SentenceTransformerEmbedder:
         model = self._load()
         vectors = model.encode(list(texts), batch_size=self._batch_size,
                                normalize_embeddings=True, convert_to_numpy=True,
-                               show_progress_bar=False)  # fmt: skip
+                               show_progress_bar=False)
         return np.asarray(vectors, dtype=np.float32)
 
 

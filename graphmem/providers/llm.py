@@ -129,7 +129,7 @@ class OpenAICompatibleLLM:
 
         key = settings.llm_api_key.get_secret_value() if settings.llm_api_key else "unused"
         self._client = OpenAI(base_url=settings.llm_base_url, api_key=key,
-                              timeout=settings.llm_timeout, max_retries=0)  # fmt: skip
+                              timeout=settings.llm_timeout, max_retries=0)
         self._settings = settings
         self._cache = cache or DiskCache(settings.cache_dir / "llm")
         self._usage: dict[str, TokenUsage] = {}
@@ -152,14 +152,14 @@ class OpenAICompatibleLLM:
     def _params(self, output: type[BaseModel]) -> dict[str, Any]:
         s = self._settings
         return {"temperature": s.llm_temperature, "max_tokens": s.llm_max_tokens,
-                "response_format": {"type": "json_object"}, "output": output.__name__}  # fmt: skip
+                "response_format": {"type": "json_object"}, "output": output.__name__}
 
     def structured(self, task: str, messages: list[Message], output: type[M]) -> M:
         full = [*messages, {"role": "system", "content": schema_instruction(output)}]
         params = self._params(output)
-        key = hashlib.sha256(json.dumps(
-            {"model": self.model, "messages": full, "params": params,
-             "schema": output.model_json_schema()}, sort_keys=True).encode()).hexdigest()  # fmt: skip
+        request = {"model": self.model, "messages": full, "params": params,
+                   "schema": output.model_json_schema()}
+        key = hashlib.sha256(json.dumps(request, sort_keys=True).encode()).hexdigest()
         cached = self._cache.get(key)
         if cached is not None:
             try:
@@ -175,12 +175,13 @@ class OpenAICompatibleLLM:
             retry=retry_if_exception_type((InvalidOutput, *_transient_errors())),
             reraise=False,
         )
+        content, reply = "", None
         try:
             for attempt in retry:
                 with attempt:
                     content = self._ask(task, full, params)
                     try:
-                        parsed = output.model_validate(parse_json_object(content))
+                        reply = output.model_validate(parse_json_object(content))
                     except ValidationError as exc:
                         raise InvalidOutput(f"reply does not fit {output.__name__}: {exc}") from exc
         except RetryError as exc:
@@ -190,8 +191,10 @@ class OpenAICompatibleLLM:
         except Exception as exc:  # a non-transient API error (bad key, unknown model, ...)
             self._count(task, failures=1)
             raise LLMError(task, f"{type(exc).__name__}: {exc}") from exc
+        if reply is None:  # pragma: no cover - tenacity either returns a value or raises
+            raise LLMError(task, "no reply")
         self._cache.put(key, {"content": content, "model": self.model, "task": task})
-        return parsed
+        return reply
 
     def _ask(self, task: str, messages: list[Message], params: dict[str, Any]) -> str:
         response = self._client.chat.completions.create(
@@ -204,7 +207,7 @@ class OpenAICompatibleLLM:
         usage = response.usage
         self._count(task, calls=1,
                     prompt_tokens=usage.prompt_tokens if usage else 0,
-                    completion_tokens=usage.completion_tokens if usage else 0)  # fmt: skip
+                    completion_tokens=usage.completion_tokens if usage else 0)
         choice = response.choices[0]
         if choice.finish_reason == "length":
             raise InvalidOutput("reply cut off at the token limit")
@@ -226,4 +229,4 @@ def _transient_errors() -> tuple[type[Exception], ...]:
     import openai
 
     return (openai.APIConnectionError, openai.APITimeoutError, openai.RateLimitError,
-            openai.InternalServerError)  # fmt: skip
+            openai.InternalServerError)

@@ -27,7 +27,7 @@ def format_date(value: datetime | None) -> str:
 
 
 def render_turn(speaker: str, text: str, started_at: datetime | None,
-                image_caption: str | None = None) -> str:  # fmt: skip
+                image_caption: str | None = None) -> str:
     day = format_date(started_at)
     line = f"[{day}] {speaker}: {text}" if day else f"{speaker}: {text}"
     return f"{line} [shares an image: {image_caption}]" if image_caption else line

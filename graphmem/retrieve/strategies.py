@@ -46,15 +46,15 @@ def lucene_terms(question: str) -> str:
 
 
 def turn_hit(row: dict[str, Any]) -> Hit:
-    started = row.get("started_at")
-    started = started.to_native() if hasattr(started, "to_native") else started
+    raw = row.get("started_at")
+    started = raw.to_native() if raw is not None and hasattr(raw, "to_native") else raw
     return Hit(
         id=row["id"], kind="turn", score=float(row["score"]),
         text=render_turn(row["speaker"], row["text"], started, row.get("image_caption")),
         source_turn_ids=[row["id"]], source_ids=[row["source_id"]],
         session_id=row["session_id"], started_at=started, date_text=row.get("date_text"),
         speaker=row["speaker"],
-    )  # fmt: skip
+    )
 
 
 @dataclass(frozen=True)
@@ -89,13 +89,13 @@ class TurnSearch:
             return []
         share = counts["in_database"] / counts["in_space"]
         candidates = min(counts["in_database"], MAX_VECTOR_CANDIDATES,
-                         max(k, math.ceil(k * share * c.oversample)))  # fmt: skip
+                         max(k, math.ceil(k * share * c.oversample)))
         query = lucene_terms(question)
         if c.bm25 and c.vector:
             embedding = ctx.embedder.embed([question])[0].tolist()
             rows = ctx.store.read("retrieve/turns_rrf", space=space, query=query,
                                   embedding=embedding, k=k, candidates=candidates,
-                                  rrf_k=c.rrf_k)  # fmt: skip
+                                  rrf_k=c.rrf_k)
         elif c.bm25:
             if not query:
                 return []
@@ -103,7 +103,7 @@ class TurnSearch:
         else:
             embedding = ctx.embedder.embed([question])[0].tolist()
             rows = ctx.store.read("retrieve/turns_vector", space=space, embedding=embedding,
-                                  k=k, candidates=candidates)  # fmt: skip
+                                  k=k, candidates=candidates)
         return [turn_hit(row) for row in rows]
 
 

@@ -3,19 +3,17 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any, TypeVar
 
 import numpy as np
-
 import pytest
+from helpers import DATA, SAMPLE
 
 from graphmem.client import Memory
 from graphmem.errors import ConfigurationError, InputError
 from graphmem.store import GraphStore, Tx
-
-from helpers import DATA, SAMPLE
 
 T = TypeVar("T")
 
@@ -27,7 +25,8 @@ def snapshot(store: GraphStore, space: str) -> list[dict[str, Any]]:
 def chain(store: GraphStore, space: str, key: str) -> list[str]:
     from graphmem.ingest.writer import conversation_id
 
-    rows = store.read("admin/turn_neighbours", space=space, conversation_id=conversation_id(space, key))
+    cid = conversation_id(space, key)
+    rows = store.read("admin/turn_neighbours", space=space, conversation_id=cid)
     assert len(rows) == 1, "the turns of a conversation form one NEXT chain"
     return rows[0]["chain"]  # type: ignore[no-any-return]
 
@@ -64,7 +63,7 @@ def test_ingesting_twice_changes_nothing(memory: Memory, space: str) -> None:
 
 
 def test_appending_a_session_extends_the_chain(memory: Memory, space: str,
-                                               tmp_path: Path) -> None:  # fmt: skip
+                                               tmp_path: Path) -> None:
     data = json.loads(SAMPLE.read_text())
     conv = data["conversations"][0]
     later = conv["sessions"].pop()  # store the first two sessions, then add the third
@@ -86,14 +85,14 @@ def test_appending_a_session_extends_the_chain(memory: Memory, space: str,
 
 
 def test_a_bad_record_writes_nothing_and_keeps_what_is_stored(memory: Memory, space: str,
-                                                              tmp_path: Path) -> None:  # fmt: skip
+                                                              tmp_path: Path) -> None:
     memory.ingest(SAMPLE, space=space)
     before = snapshot(memory.store, space)
     data = {"conversations": [
         {"id": "fresh", "sessions": [{"id": "x", "turns": [{"speaker": "A", "text": "new"}]}]},
         {"id": "broken", "sessions": [{"id": "y", "started_at": "the day after tomorrow",
                                        "turns": [{"speaker": "A", "text": "hi"}]}]},
-    ]}  # fmt: skip
+    ]}
     with pytest.raises(InputError) as info:
         memory.ingest(_write(tmp_path / "bad.json", data), space=space)
     assert info.value.record == "#1 (broken)" and info.value.field == "sessions[0].started_at"

@@ -3,13 +3,11 @@ and replies from a script (so retries, validation and caching are exercised for 
 
 from __future__ import annotations
 
-import json
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
+from helpers import ScriptedServer
 from pydantic import BaseModel
 
 from graphmem.config import Settings
@@ -20,40 +18,6 @@ from graphmem.providers.llm import LLMError, OpenAICompatibleLLM, parse_json_obj
 class Reply(BaseModel):
     answer: str
     confidence: float
-
-
-class ScriptedServer:
-    """Answers each POST with the next scripted (content, finish_reason); records requests."""
-
-    def __init__(self) -> None:
-        self.script: list[tuple[str, str]] = []
-        self.requests: list[dict[str, object]] = []
-        outer = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:
-                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-                outer.requests.append(body)
-                content, finish = outer.script.pop(0) if outer.script else ("{}", "stop")
-                payload = {
-                    "id": "x", "object": "chat.completion", "created": 0, "model": body["model"],
-                    "choices": [{"index": 0, "finish_reason": finish,
-                                 "message": {"role": "assistant", "content": content}}],
-                    "usage": {"prompt_tokens": 11, "completion_tokens": 5, "total_tokens": 16},
-                }
-                data = json.dumps(payload).encode()
-                self.send_response(200)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-            def log_message(self, *args: object) -> None:
-                pass
-
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
-        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
 
 
 @pytest.fixture()
@@ -84,7 +48,7 @@ def test_valid_reply_is_parsed_and_counted(server: ScriptedServer, tmp_path: Pat
 
 
 def test_invalid_then_truncated_then_valid_is_retried(server: ScriptedServer,
-                                                      tmp_path: Path) -> None:  # fmt: skip
+                                                      tmp_path: Path) -> None:
     server.script = [("not json at all", "stop"),
                      ('{"answer": "blue", "confid', "length"),
                      ('{"answer": "blue", "confidence": 1}', "stop")]
@@ -103,7 +67,7 @@ def test_gives_up_after_bounded_attempts(server: ScriptedServer, tmp_path: Path)
 
 
 def test_cache_answers_the_same_request_without_the_server(server: ScriptedServer,
-                                                          tmp_path: Path) -> None:  # fmt: skip
+                                                          tmp_path: Path) -> None:
     server.script = [('{"answer": "blue", "confidence": 0.5}', "stop")]
     first = client(server, tmp_path).structured("demo", MESSAGES, Reply)
     again = client(server, tmp_path)  # a new client reading the same disk cache

@@ -33,7 +33,8 @@ def test_locomo_sessions_turns_dates_and_captions() -> None:
     assert result.errors == []
     [conv] = result.conversations
     assert conv.key == "mini-1"
-    assert [s.key for s in conv.sessions] == ["session_1", "session_2"]  # date without turns: no session
+    # session_3 has a date but no turns: no session
+    assert [s.key for s in conv.sessions] == ["session_1", "session_2"]
     first = conv.sessions[0]
     assert first.started_at == datetime(2023, 6, 3, 9, 15)
     assert first.date_text == "9:15 am on 3 June, 2023"
@@ -78,7 +79,7 @@ def test_malformed_json_names_file_and_position(tmp_path: Path) -> None:
 
 def test_non_utf8_bytes_are_reported_with_offset(tmp_path: Path) -> None:
     path = tmp_path / "latin1.json"
-    path.write_bytes('{"id": "caf'.encode() + b"\xe9" + b'"}')
+    path.write_bytes(b'{"id": "caf' + b"\xe9" + b'"}')
     with pytest.raises(InputError) as info:
         parse_file(path)
     assert "not valid UTF-8" in str(info.value) and "offset 11" in str(info.value)

@@ -1,0 +1,66 @@
+"""The command line, run in-process by click's runner against the real Neo4j."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from click.testing import CliRunner
+from helpers import DATA, SAMPLE
+
+from graphmem.cli import main
+
+
+def run(*args: str) -> tuple[int, str]:
+    env = {"GRAPHMEM_LLM_BASE_URL": None, "GRAPHMEM_LLM_API_KEY": None}
+    result = CliRunner().invoke(main, list(args), env=env)
+    return result.exit_code, result.output
+
+
+def test_ingest_search_spaces_delete(space: str, neo4j_server: object) -> None:
+    code, out = run("ingest", str(SAMPLE), "--space", space)
+    assert code == 0 and "3 sessions, 17 turns" in out
+    code, out = run("search", "Which city was the half marathon in?", "--space", space,
+                    "--budget", "40")
+    assert code == 0 and "Lisbon" in out
+    code, out = run("search", "pottery", "--space", space, "--strategy", "turns-bm25", "--json")
+    result = json.loads(out)
+    assert code == 0 and result["strategy"] == "turns-bm25"
+    assert result["hits"][0]["source_ids"] == ["s1:1"]
+    code, out = run("spaces")
+    assert code == 0 and f"{space}\t1 conversations\t3 sessions\t17 turns" in out
+    code, out = run("delete", "--space", space, "--yes")
+    assert code == 0
+    assert space not in run("spaces")[1]
+
+
+def test_formats_by_name(space: str, neo4j_server: object) -> None:
+    assert run("ingest", str(DATA / "mini_locomo.json"), "--space", space,
+               "--format", "locomo")[0] == 0
+    code, out = run("ingest", str(DATA / "mini_longmemeval.json"), "--space", space)
+    assert code == 0 and "2 sessions, 4 turns" in out
+    code, out = run("search", "puppy breed", "--space", space, "--budget", "30")
+    assert code == 0 and "beagle" in out
+
+
+def test_bad_file_exits_non_zero_naming_the_place(space: str, tmp_path: Path,
+                                                  neo4j_server: object) -> None:
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps({"conversations": [{"id": "c", "sessions": [
+        {"id": "s", "started_at": "soon", "turns": [{"speaker": "A", "text": "hi"}]}]}]}))
+    code, out = run("ingest", str(path), "--space", space)
+    assert code == 1
+    assert f"file {path}" in out and "record #0 (c)" in out
+    assert "field sessions[0].started_at" in out and "unparsable date" in out
+
+
+def test_answer_without_llm_says_what_to_set(space: str, neo4j_server: object) -> None:
+    code, out = run("answer", "anything?", "--space", space)
+    assert code == 1 and "GRAPHMEM_LLM_BASE_URL" in out
+
+
+def test_neo4j_status_and_unknown_strategy(neo4j_server: object) -> None:
+    code, out = run("neo4j", "status")
+    assert code == 0 and "GDS 2.13" in out
+    code, out = run("search", "x", "--space", "s", "--strategy", "nope")
+    assert code == 2 and "turns-bm25" in out
