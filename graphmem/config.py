@@ -54,7 +54,7 @@ class Settings(BaseSettings):
     llm_max_attempts: int = 3
 
     # --- ingestion limits ---
-    max_turn_chars: int = 20_000
+    max_turn_chars: int = 50_000
     write_batch_size: int = 500
 
     # --- retrieval defaults ---
