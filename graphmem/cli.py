@@ -73,6 +73,9 @@ def neo4j_start(ctx: click.Context) -> None:
     from graphmem.neo4j_server.local import LocalNeo4j
 
     server = LocalNeo4j(_settings(ctx))
+    if not server.is_built():
+        click.echo("building the local Neo4j + GDS from Maven Central (first time only)...",
+                   err=True)
     began = time.perf_counter()
     status = server.start()
     click.echo(f"Neo4j {status.describe()} [{time.perf_counter() - began:.1f}s]")

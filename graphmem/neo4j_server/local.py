@@ -210,6 +210,11 @@ class LocalNeo4j:
             return current
         if current.pid is not None:
             return self._wait_ready(current.pid, time.monotonic())
+        if self.settings.bolt_host not in {"127.0.0.1", "localhost", "::1"}:
+            raise Neo4jServerError(
+                f"GRAPHMEM_NEO4J_URI points at {self.settings.bolt_host}, which does not answer; "
+                "graphmem starts servers on this machine only"
+            )
         self.build()
         conf_dir = self.write_config()
         s = self.settings

@@ -60,3 +60,27 @@ def test_schema_is_idempotent_and_online(store: GraphStore) -> None:
     with store.driver.session(database=store.database) as session:
         constraints = {r["name"] for r in session.run("SHOW CONSTRAINTS YIELD name")}
     assert {"space_id", "conversation_id", "session_id", "turn_id", "speaker_id"} <= constraints
+
+
+def test_graphdatascience_client_connects(settings: Settings, neo4j_server: object) -> None:
+    from graphdatascience import GraphDataScience
+
+    gds = GraphDataScience(settings.neo4j_uri, auth=(settings.neo4j_user,
+                                                     settings.neo4j_password.get_secret_value()))
+    try:
+        assert str(gds.server_version()).startswith("2.13")
+        assert gds.run_cypher("RETURN 21 * 2 AS x")["x"][0] == 42
+    finally:
+        gds.close()
+
+
+def test_remote_uri_is_not_started_here(tmp_path: object) -> None:
+    import pytest
+
+    from graphmem.neo4j_server.local import Neo4jServerError
+
+    remote = Settings(neo4j_uri="bolt://192.0.2.1:7687", home=tmp_path)  # TEST-NET: nobody
+    server = LocalNeo4j(remote)
+    server._port_open = lambda: False  # type: ignore[method-assign]  # never dial out
+    with pytest.raises(Neo4jServerError, match="this machine only"):
+        server.start()
