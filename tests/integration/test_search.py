@@ -36,7 +36,8 @@ def test_context_respects_the_budget_and_rank_order(memory: Memory, sample_space
     assert count_tokens(result.context) == result.context_tokens
     ranked = [h.id for h in result.hits if h.id in set(result.included)]
     assert ranked == result.included
-    assert "Lisbon in one hour fifty-two" in result.context
+    # the turn naming both "Lisbon" and "half marathon" leads both rankings
+    assert result.hits[0].source_ids == ["s1:4"] and result.hits[0].text in result.context
     scores = [h.score for h in result.hits]
     assert scores == sorted(scores, reverse=True)
 
