@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from graphmem.errors import InputError
 from graphmem.ingest.loaders import read_json
 
 _DIA_ID = re.compile(r"D\d+:\d+")
@@ -43,4 +45,45 @@ def locomo_questions(path: Path) -> list[Question]:
             if evidence:
                 out.append(Question(sample["sample_id"], qa["question"], str(qa["answer"]),
                                     LOCOMO_CATEGORIES[category], evidence))
+    return out
+
+
+@dataclass(frozen=True)
+class Dialogue:
+    dial_id: str
+    utterances: list[str]
+    boundaries: list[int]
+
+
+def segmentation_dialogues(path: Path) -> list[Dialogue]:
+    """One dialogue per JSON line: ``dial_id``, ``utterances``, ``boundary_starts``."""
+    out = []
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+            out.append(Dialogue(str(record["dial_id"]), list(record["utterances"]),
+                                [int(b) for b in record["boundary_starts"]]))
+        except (json.JSONDecodeError, KeyError, TypeError, ValueError) as exc:
+            raise InputError(f"bad dialogue: {exc}", file=str(path),
+                             record=f"line {number}") from exc
+    return out
+
+
+def longmemeval_questions(path: Path) -> list[Question]:
+    """Every question; evidence = its turns marked ``has_answer`` (ids as the loader makes them),
+    and ``extra["answer_sessions"]`` = its answer session ids."""
+    out = []
+    for item in read_json(path):
+        evidence = {}
+        for sid, session in zip(item["haystack_session_ids"], item["haystack_sessions"],
+                                strict=True):
+            for i, turn in enumerate(session):
+                if turn.get("has_answer") and str(turn.get("content", "")).strip():
+                    evidence[f"{sid}#{i}"] = str(turn["content"]).strip()
+        out.append(Question(str(item["question_id"]), item["question"], str(item["answer"]),
+                            item["question_type"], evidence,
+                            {"answer_sessions": [str(s) for s in item["answer_session_ids"]],
+                             "question_date": item.get("question_date")}))
     return out

@@ -135,11 +135,18 @@ class LocalNeo4j:
         return conf_dir
 
     # ---------------------------------------------------------------- probes
-    def _pid(self) -> int | None:
+    def _pid_and_port(self) -> tuple[int, int] | None:
         try:
-            pid = int(self.pid_file.read_text().strip())
+            pid, port = (int(part) for part in self.pid_file.read_text().split())
         except (FileNotFoundError, ValueError):
             return None
+        return pid, port
+
+    def _pid(self) -> int | None:
+        recorded = self._pid_and_port()
+        if recorded is None:
+            return None
+        pid = recorded[0]
         with contextlib.suppress(ChildProcessError):  # reap our own child if it has exited
             os.waitpid(pid, os.WNOHANG)
         try:
@@ -209,6 +216,13 @@ class LocalNeo4j:
                 )
             return current
         if current.pid is not None:
+            recorded = self._pid_and_port()
+            if recorded and recorded[1] != self.settings.bolt_port:
+                raise Neo4jServerError(
+                    f"the server of {self.home} (pid {current.pid}) listens on port "
+                    f"{recorded[1]}, not {self.settings.bolt_port}; run `graphmem neo4j stop` "
+                    "with the settings it was started with, or use another GRAPHMEM_HOME"
+                )
             return self._wait_ready(current.pid, time.monotonic())
         if self.settings.bolt_host not in {"127.0.0.1", "localhost", "::1"}:
             raise Neo4jServerError(
@@ -237,7 +251,7 @@ class LocalNeo4j:
                 cmd, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
                 env=env, start_new_session=True, cwd=self.home,
             )
-        self.pid_file.write_text(str(proc.pid))
+        self.pid_file.write_text(f"{proc.pid} {s.bolt_port}\n")
         return self._wait_ready(proc.pid, began, proc)
 
     def _wait_ready(
