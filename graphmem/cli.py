@@ -229,3 +229,12 @@ def demo(ctx: click.Context, question: str, space: str, budget: int) -> None:
     click.echo(f"\nQuestion: {question}\n")
     ctx.invoke(search, question=question, space=space, strategy=None, budget=budget,
                as_json=False)
+
+
+def _register() -> None:
+    from graphmem.eval.commands import eval_group
+
+    main.add_command(eval_group)
+
+
+_register()

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -59,3 +61,23 @@ def get_segmenter(spec: str, embedder: Embedder) -> Segmenter:
 
 
 METHODS = ("minilm-adjacent",)
+
+
+def run_segmentation_eval(data: Path, methods: Sequence[str],
+                          embedder: Embedder) -> dict[str, Any]:
+    from tqdm import tqdm
+
+    from graphmem.eval.datasets import segmentation_dialogues
+    from graphmem.eval.segmentation import evaluate
+
+    dialogues = segmentation_dialogues(data)
+    report: dict[str, Any] = {"data": str(data), "methods": {}}
+    for spec in methods:
+        segment = get_segmenter(spec, embedder)
+        pairs = [(d.boundaries, segment(d.utterances), len(d.utterances))
+                 for d in tqdm(dialogues, desc=spec, unit="dialogue")]
+        scores = evaluate(pairs)
+        report["methods"][spec] = {"pk": round(scores.pk, 4), "wd": round(scores.wd, 4),
+                                   "f1": round(scores.f1, 4), "score": round(scores.score, 4),
+                                   "n_dialogues": scores.n_dialogues}
+    return report

@@ -1,0 +1,111 @@
+"""Write an evaluation's JSON, a Markdown table and a PNG plot side by side."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+
+def _pct(value: float | None) -> str:
+    return "-" if value is None else f"{100 * value:.1f}"
+
+
+def retrieval_markdown(report: dict[str, Any]) -> str:
+    strategies: dict[str, Any] = report["strategies"]
+    if not strategies:
+        return "(no strategies)\n"
+    budgets = list(next(iter(strategies.values()))["evidence_recall"])
+    head = ["strategy", *(f"recall@{b}" for b in budgets), "p50 ms", "p95 ms", "tokens"]
+    extra_session = report["dataset"] == "longmemeval"
+    if extra_session:
+        head += [f"session@{b}" for b in budgets]
+    lines = [f"# {report['dataset']}: {Path(report['data']).name}",
+             "", f"Questions: {report['n_questions_sampled']}. Recall in %.", "",
+             "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for name, entry in strategies.items():
+        cells = [name, *(_pct(entry["evidence_recall"][b]) for b in budgets),
+                 str(entry["latency_ms"]["p50"]), str(entry["latency_ms"]["p95"]),
+                 str(entry["context_tokens_mean"])]
+        if extra_session:
+            cells += [_pct(entry["session_recall"][b]) for b in budgets]
+        lines.append("| " + " | ".join(cells) + " |")
+    middle = budgets[len(budgets) // 2]
+    categories = sorted({c for e in strategies.values() for c in e["evidence_recall_by_category"]})
+    lines += ["", f"Recall at {middle} tokens by category:", "",
+              "| strategy | " + " | ".join(categories) + " |",
+              "|" + "---|" * (len(categories) + 1)]
+    for name, entry in strategies.items():
+        per = entry["evidence_recall_by_category"]
+        lines.append(f"| {name} | " + " | ".join(_pct(per.get(c, {}).get(middle))
+                                                 for c in categories) + " |")
+    qa_rows = [(n, e["qa"]) for n, e in strategies.items() if e.get("qa")]
+    if qa_rows:
+        lines += ["", "| strategy | F1 | LoCoMo F1 | BLEU-1 | judge | tokens |",
+                  "|---|---|---|---|---|---|"]
+        for name, qa in qa_rows:
+            lines.append(f"| {name} | {_pct(qa['f1'])} | {_pct(qa['locomo_f1'])} | "
+                         f"{_pct(qa['bleu1'])} | {_pct(qa['judge_accuracy'])} | "
+                         f"{qa['context_tokens_mean']} |")
+    return "\n".join(lines) + "\n"
+
+
+def segmentation_markdown(report: dict[str, Any]) -> str:
+    lines = [f"# segmentation: {Path(report['data']).name}", "",
+             "| method | Pk | WD | F1 | Score | dialogues |", "|---|---|---|---|---|---|"]
+    for name, m in report["methods"].items():
+        lines.append(f"| {name} | {m['pk']:.3f} | {m['wd']:.3f} | {m['f1']:.3f} | "
+                     f"{m['score']:.3f} | {m['n_dialogues']} |")
+    return "\n".join(lines) + "\n"
+
+
+def plot_recall(report: dict[str, Any], path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(6, 4), dpi=110)
+    for name, entry in report["strategies"].items():
+        points = [(int(b), r) for b, r in entry["evidence_recall"].items() if r is not None]
+        ax.plot([b for b, _ in points], [100 * r for _, r in points], marker="o", label=name)
+    ax.set_xlabel("context budget (tokens)")
+    ax.set_ylabel("evidence recall (%)")
+    ax.set_title(f"{report['dataset']}: evidence recall within a budget")
+    ax.grid(alpha=0.3)
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
+
+
+def plot_segmentation(report: dict[str, Any], path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    names = list(report["methods"])
+    fig, ax = plt.subplots(figsize=(6, 4), dpi=110)
+    for offset, metric in enumerate(("pk", "wd", "f1", "score")):
+        xs = [i + offset * 0.2 for i in range(len(names))]
+        ax.bar(xs, [report["methods"][n][metric] for n in names], width=0.2, label=metric)
+    ax.set_xticks([i + 0.3 for i in range(len(names))], names, rotation=15)
+    ax.set_title("segmentation")
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
+
+
+def write_report(report: dict[str, Any], out: Path) -> list[Path]:
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(report, indent=2))
+    md, png = out.with_suffix(".md"), out.with_suffix(".png")
+    if "methods" in report:
+        md.write_text(segmentation_markdown(report))
+        plot_segmentation(report, png)
+    else:
+        md.write_text(retrieval_markdown(report))
+        plot_recall(report, png)
+    return [out, md, png]

@@ -1,0 +1,163 @@
+"""Run strategies over a dataset's questions and measure them the same way every time.
+
+The JSON this module produces is a contract (see docs/evaluation.md): keep its keys.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import random
+import statistics
+import time
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+from urllib.parse import unquote
+
+from tqdm import tqdm
+
+from graphmem.client import Memory
+from graphmem.eval.datasets import Question, locomo_questions, longmemeval_questions
+from graphmem.eval.metrics import covered_turns, percentile
+from graphmem.eval.qa import QAScorer
+from graphmem.ingest.loaders import parse_file
+from graphmem.models import ConversationRecord, Hit, SearchResult
+from graphmem.retrieve.context import pack
+
+Dataset = Literal["locomo", "longmemeval"]
+INGEST_VERSION = "raw-1"  # bump when ingestion writes something new that strategies need
+
+
+@dataclass(frozen=True)
+class EvalOptions:
+    strategies: Sequence[str] = ("turns",)
+    budgets: Sequence[int] = (500, 1000, 2000)
+    limit: int | None = None
+    seed: int = 0
+    llm: bool = False
+    qa_budget: int = 1000
+    progress: bool = True
+
+
+@dataclass
+class _Tally:
+    recall: dict[int, list[float]] = field(default_factory=lambda: defaultdict(list))
+    by_category: dict[str, dict[int, list[float]]] = field(
+        default_factory=lambda: defaultdict(lambda: defaultdict(list)))
+    sessions: dict[int, list[float]] = field(default_factory=lambda: defaultdict(list))
+    tokens: dict[int, list[int]] = field(default_factory=lambda: defaultdict(list))
+    latency: list[float] = field(default_factory=list)
+
+
+def load_questions(dataset: Dataset, data: Path) -> list[Question]:
+    return locomo_questions(data) if dataset == "locomo" else longmemeval_questions(data)
+
+
+def sample(questions: list[Question], limit: int | None, seed: int) -> list[Question]:
+    """A reproducible sample that keeps the file's order."""
+    if limit is None or limit >= len(questions):
+        return questions
+    chosen = sorted(random.Random(seed).sample(range(len(questions)), limit))
+    return [questions[i] for i in chosen]
+
+
+def space_prefix(dataset: Dataset, data: Path, memory: Memory) -> str:
+    digest = hashlib.sha256(data.read_bytes())
+    digest.update(f"{memory.embedder.name}|{INGEST_VERSION}".encode())
+    return f"eval-{dataset}-{digest.hexdigest()[:10]}"
+
+
+def ingest_spaces(memory: Memory, dataset: Dataset, data: Path, keys: set[str],
+                  progress: bool) -> tuple[dict[str, str], float]:
+    """One space per conversation, reused when it was ingested with the same file and settings.
+    Returns the space of every conversation key and the ingest seconds (first ingest)."""
+    prefix = space_prefix(dataset, data, memory)
+    ledger_path = memory.settings.cache_dir / "eval" / f"{prefix}.json"
+    ledger: dict[str, float] = (json.loads(ledger_path.read_text())
+                                if ledger_path.exists() else {})
+    stored = {row["space"] for row in memory.spaces()}
+    spaces = {key: f"{prefix}-{key}" for key in keys}
+    missing = [key for key in sorted(keys) if spaces[key] not in stored or key not in ledger]
+    if missing:
+        parsed = parse_file(data, dataset, max_turn_chars=memory.settings.max_turn_chars,
+                            bad_turns="skip" if dataset == "longmemeval" else "error")
+        by_key: dict[str, ConversationRecord] = {c.key: c for c in parsed.conversations}
+        for key in tqdm(missing, desc="ingest", unit="conv", disable=not progress):
+            began = time.perf_counter()
+            memory.ingest([by_key[key]], space=spaces[key])
+            ledger[key] = time.perf_counter() - began
+        ledger_path.parent.mkdir(parents=True, exist_ok=True)
+        ledger_path.write_text(json.dumps(ledger, indent=1))
+    return spaces, sum(ledger[key] for key in keys)
+
+
+def _session_key(hit: Hit) -> str | None:
+    return unquote(hit.session_id.rsplit("/", 1)[-1]) if hit.session_id else None
+
+
+def _score(result: SearchResult, budget: int, question: Question,
+           tally: _Tally) -> None:
+    packed = pack(result.hits, budget)
+    chosen = set(packed.included)
+    included = [hit for hit in result.hits if hit.id in chosen]
+    tally.tokens[budget].append(packed.tokens)
+    if question.evidence:
+        covered = covered_turns(included, packed.context, question.evidence)
+        recall = len(covered) / len(question.evidence)
+        tally.recall[budget].append(recall)
+        tally.by_category[question.category][budget].append(recall)
+    gold_sessions = question.extra.get("answer_sessions")
+    if gold_sessions:
+        seen = {_session_key(h) for h in included if len(h.source_ids) <= 3}
+        tally.sessions[budget].append(len(seen & set(gold_sessions)) / len(gold_sessions))
+
+
+def _mean(values: Sequence[float]) -> float | None:
+    return round(statistics.fmean(values), 4) if values else None
+
+
+def run_retrieval_eval(memory: Memory, dataset: Dataset, data: Path,
+                       options: EvalOptions) -> dict[str, Any]:
+    questions = sample(load_questions(dataset, data), options.limit, options.seed)
+    spaces, ingest_seconds = ingest_spaces(memory, dataset, data,
+                                           {q.conversation for q in questions}, options.progress)
+    memory.embedder.embed(["warm-up"])  # load the model outside the timed searches
+    budgets = sorted(set(options.budgets) | ({options.qa_budget} if options.llm else set()))
+    scorer = QAScorer(memory, dataset) if options.llm else None
+    report: dict[str, Any] = {"dataset": dataset, "data": str(data), "strategies": {},
+                              "n_questions_sampled": len(questions), "seed": options.seed,
+                              "limit": options.limit}
+    for name in options.strategies:
+        tally = _Tally()
+        contexts: list[tuple[Question, SearchResult]] = []
+        for question in tqdm(questions, desc=name, unit="q", disable=not options.progress):
+            for budget in budgets:
+                began = time.perf_counter()
+                result = memory.search(question.question, space=spaces[question.conversation],
+                                       strategy=name, budget=budget)
+                tally.latency.append((time.perf_counter() - began) * 1000)
+                _score(result, budget, question, tally)
+                if budget == options.qa_budget:
+                    contexts.append((question, result))
+        shown = [b for b in budgets if b in options.budgets]
+        entry: dict[str, Any] = {
+            "n_questions": len(questions),
+            "evidence_recall": {str(b): _mean(tally.recall[b]) for b in shown},
+            "evidence_recall_by_category": {
+                cat: {str(b): _mean(per[b]) for b in shown}
+                for cat, per in sorted(tally.by_category.items())
+            },
+            "latency_ms": {"p50": round(percentile(tally.latency, 50), 1),
+                           "p95": round(percentile(tally.latency, 95), 1)},
+            "ingest_seconds": round(ingest_seconds, 2),
+            "context_tokens_mean": _mean(tally.tokens[max(shown)]),
+            "context_tokens_mean_by_budget": {str(b): _mean(tally.tokens[b]) for b in shown},
+            "qa": scorer.score(contexts, options.progress) if scorer else None,
+        }
+        if dataset == "longmemeval":
+            entry["session_recall"] = {str(b): _mean(tally.sessions[b]) for b in shown}
+        report["strategies"][name] = entry
+    return report
