@@ -5,36 +5,20 @@ from __future__ import annotations
 import json
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
-from functools import wraps
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 import click
 
+from graphmem.cli_support import friendly_errors
 from graphmem.config import Settings
-from graphmem.errors import GraphmemError
 from graphmem.ingest.loaders import FORMATS
 from graphmem.retrieve.strategies import strategy_names
 
-F = TypeVar("F", bound=Callable[..., Any])
 SAMPLE = Path(__file__).parent / "data" / "sample_conversation.json"
 SAMPLE_QUESTION = "What did Maya adopt, and when did she bring it home?"
-
-
-def _errors(func: F) -> F:
-    """Show graphmem's own errors as one clear line instead of a traceback."""
-
-    @wraps(func)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        try:
-            return func(*args, **kwargs)
-        except GraphmemError as exc:
-            notes = "".join(f"\n  {note}" for note in getattr(exc, "__notes__", []))
-            raise click.ClickException(f"{exc}{notes}") from exc
-
-    return wrapper  # type: ignore[return-value]
 
 
 def _settings(ctx: click.Context) -> Settings:
@@ -67,7 +51,7 @@ def neo4j() -> None:
 
 @neo4j.command("start")
 @click.pass_context
-@_errors
+@friendly_errors
 def neo4j_start(ctx: click.Context) -> None:
     """Build (first time) and start the server; return once GDS answers. No-op if running."""
     from graphmem.neo4j_server.local import LocalNeo4j
@@ -85,7 +69,7 @@ def neo4j_start(ctx: click.Context) -> None:
 
 @neo4j.command("stop")
 @click.pass_context
-@_errors
+@friendly_errors
 def neo4j_stop(ctx: click.Context) -> None:
     """Shut the local server down cleanly."""
     from graphmem.neo4j_server.local import LocalNeo4j
@@ -96,7 +80,7 @@ def neo4j_stop(ctx: click.Context) -> None:
 
 @neo4j.command("status")
 @click.pass_context
-@_errors
+@friendly_errors
 def neo4j_status(ctx: click.Context) -> None:
     """Say whether the server runs, its versions and resident memory."""
     from graphmem.neo4j_server.local import LocalNeo4j
@@ -115,7 +99,7 @@ def schema() -> None:
 
 @schema.command("apply")
 @click.pass_context
-@_errors
+@friendly_errors
 def schema_apply(ctx: click.Context) -> None:
     """Create every constraint and index; safe to run again."""
     with _memory(ctx) as memory:
@@ -132,7 +116,7 @@ def schema_apply(ctx: click.Context) -> None:
 @click.option("--skip-invalid", is_flag=True, help="Store the valid records, report the rest.")
 @click.option("--skip-empty-turns", is_flag=True, help="Drop empty turns instead of failing.")
 @click.pass_context
-@_errors
+@friendly_errors
 def ingest(ctx: click.Context, file: Path, space: str, fmt: str, skip_invalid: bool,
            skip_empty_turns: bool) -> None:
     """Store the conversations of FILE in a space (idempotent; appends new sessions)."""
@@ -155,7 +139,7 @@ def ingest(ctx: click.Context, file: Path, space: str, fmt: str, skip_invalid: b
 @click.option("--budget", type=click.IntRange(min=1), default=None, help="Context tokens.")
 @click.option("--json", "as_json", is_flag=True, help="Print the whole result as JSON.")
 @click.pass_context
-@_errors
+@friendly_errors
 def search(ctx: click.Context, question: str, space: str, strategy: str | None,
            budget: int | None, as_json: bool) -> None:
     """Print the memory context retrieved for QUESTION."""
@@ -176,7 +160,7 @@ def search(ctx: click.Context, question: str, space: str, strategy: str | None,
 @click.option("--strategy", type=click.Choice(strategy_names()), default=None)
 @click.option("--budget", type=click.IntRange(min=1), default=None)
 @click.pass_context
-@_errors
+@friendly_errors
 def answer(ctx: click.Context, question: str, space: str, strategy: str | None,
            budget: int | None) -> None:
     """Answer QUESTION from memory with the configured LLM."""
@@ -188,7 +172,7 @@ def answer(ctx: click.Context, question: str, space: str, strategy: str | None,
 @main.command()
 @click.option("--json", "as_json", is_flag=True)
 @click.pass_context
-@_errors
+@friendly_errors
 def spaces(ctx: click.Context, as_json: bool) -> None:
     """List the memory spaces and what they hold."""
     with _memory(ctx) as memory:
@@ -205,7 +189,7 @@ def spaces(ctx: click.Context, as_json: bool) -> None:
 @click.option("--space", required=True)
 @click.option("--yes", is_flag=True, help="Do not ask for confirmation.")
 @click.pass_context
-@_errors
+@friendly_errors
 def delete(ctx: click.Context, space: str, yes: bool) -> None:
     """Remove everything of one space, and nothing else."""
     if not yes and sys.stdin.isatty():
@@ -220,7 +204,7 @@ def delete(ctx: click.Context, space: str, yes: bool) -> None:
 @click.option("--space", default="demo", show_default=True)
 @click.option("--budget", type=click.IntRange(min=1), default=150, show_default=True)
 @click.pass_context
-@_errors
+@friendly_errors
 def demo(ctx: click.Context, question: str, space: str, budget: int) -> None:
     """Start the local Neo4j, ingest the sample conversation, print the context for a question."""
     ctx.invoke(neo4j_start)

@@ -7,6 +7,7 @@ from typing import Any
 
 import click
 
+from graphmem.cli_support import friendly_errors
 from graphmem.eval.report import write_report
 from graphmem.eval.segmenters import METHODS
 
@@ -70,6 +71,7 @@ def eval_group() -> None:
 
 @eval_group.command("locomo")
 @retrieval_options
+@friendly_errors
 def eval_locomo(data: Path, strategy: tuple[str, ...], budgets: list[int], limit: int | None,
                 seed: int, llm: bool, qa_budget: int, out: Path) -> None:
     """LoCoMo (locomo10.json format): categories 1-4."""
@@ -78,6 +80,7 @@ def eval_locomo(data: Path, strategy: tuple[str, ...], budgets: list[int], limit
 
 @eval_group.command("longmemeval")
 @retrieval_options
+@friendly_errors
 def eval_longmemeval(data: Path, strategy: tuple[str, ...], budgets: list[int],
                      limit: int | None, seed: int, llm: bool, qa_budget: int, out: Path) -> None:
     """LongMemEval (oracle / S / M files): every question, with session-level recall too."""
@@ -89,6 +92,7 @@ def eval_longmemeval(data: Path, strategy: tuple[str, ...], budgets: list[int],
 @click.option("--method", multiple=True,
               help=f"Repeat for several; options as NAME:q=0.2,context=1. Known: {METHODS}")
 @click.option("--out", type=OUT, required=True)
+@friendly_errors
 def eval_segmentation(data: Path, method: tuple[str, ...], out: Path) -> None:
     """Dialogue topic segmentation: Pk, WindowDiff, boundary F1 and Score."""
     from graphmem.config import Settings
