@@ -16,13 +16,15 @@ from typing import Any, Literal
 
 from graphmem.config import Settings
 from graphmem.errors import ConfigurationError, InputError
+from graphmem.ingest.ids import check_space
 from graphmem.ingest.loaders import BadTurnPolicy, Format, parse_file
-from graphmem.ingest.writer import GraphWriter, IngestReport, check_space
+from graphmem.ingest.writer import GraphWriter, IngestReport, Layer
 from graphmem.models import Answer, ConversationRecord, SearchResult
 from graphmem.prompts import answer as answer_prompt
 from graphmem.providers.embedder import Embedder, SentenceTransformerEmbedder
 from graphmem.providers.llm import LLM, OpenAICompatibleLLM
 from graphmem.retrieve.context import pack
+from graphmem.retrieve.ppr import ProjectionCache
 from graphmem.retrieve.strategies import RetrievalContext, get_strategy
 from graphmem.store import GraphStore
 
@@ -45,6 +47,7 @@ class Memory:
         self._llm = llm
         self.progress = progress
         self._schema_ready = False
+        self.projections = ProjectionCache(self.settings.max_projections)
 
     def __enter__(self) -> Memory:
         return self
@@ -65,6 +68,17 @@ class Memory:
         if not self._schema_ready:
             self.store.apply_schema()
             self._schema_ready = True
+
+    def layers(self) -> list[Layer]:
+        """The derived layers named by GRAPHMEM_INGEST_LAYERS."""
+        from graphmem.ingest.edu_layer import EduLayer
+
+        known: dict[str, Any] = {"edus": lambda: EduLayer(self.embedder)}
+        chosen = [name.strip() for name in self.settings.ingest_layers.split(",") if name.strip()]
+        unknown = [name for name in chosen if name not in known]
+        if unknown:
+            raise ConfigurationError(f"unknown ingest layers {unknown}; known: {sorted(known)}")
+        return [known[name]() for name in chosen]
 
     # ------------------------------------------------------------------ write path
     def ingest(
@@ -100,7 +114,7 @@ class Memory:
             conversations = source
         self.ensure_schema()
         writer = GraphWriter(self.store, self.embedder, batch_size=self.settings.write_batch_size,
-                             progress=self.progress)
+                             progress=self.progress, layers=self.layers())
         return writer.write(space, conversations, report)
 
     # ------------------------------------------------------------------ read path
@@ -123,7 +137,8 @@ class Memory:
             raise InputError("the budget must be a positive number of tokens", field="budget")
         chosen = get_strategy(name, **overrides)
         began = time.perf_counter()
-        hits = chosen.search(RetrievalContext(self.store, self.embedder), question, space, budget)
+        context = RetrievalContext(self.store, self.embedder, self.projections)
+        hits = chosen.search(context, question, space, budget)
         packed = pack(hits, budget)
         latency = (time.perf_counter() - began) * 1000
         return SearchResult(question=question, space=space, strategy=name, budget=budget,
@@ -152,4 +167,5 @@ class Memory:
     def delete_space(self, space: str) -> None:
         """Remove everything stored for ``space`` and nothing else."""
         check_space(space)
+        self.projections.drop_space(self.store, space)
         self.store.run_autocommit("admin/delete_space", space=space)

@@ -53,13 +53,16 @@ class Settings(BaseSettings):
     llm_timeout: float = 120.0
     llm_max_attempts: int = 3
 
-    # --- ingestion limits ---
+    # --- ingestion ---
+    ingest_layers: str = Field(default="edus",
+                               description="derived layers written with the turns, comma-separated")
     max_turn_chars: int = 50_000
     write_batch_size: int = 500
 
     # --- retrieval defaults ---
     default_strategy: str = "turns"
     default_budget: int = 1000
+    max_projections: int = Field(default=8, description="GDS graph projections kept at most")
 
     @field_validator("neo4j_uri")
     @classmethod

@@ -35,7 +35,11 @@ class GraphStore:
     def __init__(self, settings: Settings, driver: Driver | None = None) -> None:
         self.settings = settings
         auth = (settings.neo4j_user, settings.neo4j_password.get_secret_value())
-        self.driver = driver or GraphDatabase.driver(settings.neo4j_uri, auth=auth)
+        self.driver = driver or GraphDatabase.driver(
+            settings.neo4j_uri, auth=auth,
+            # schema-less hints such as "relationship type SYNONYM does not exist yet" are noise
+            notifications_min_severity="OFF",
+        )
         self.database = settings.neo4j_database
 
     def close(self) -> None:

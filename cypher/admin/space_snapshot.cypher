@@ -8,5 +8,5 @@ OPTIONAL MATCH (n)-[r]->(m)
 WITH n, r, m ORDER BY type(r), m.id
 WITH n, collect(CASE WHEN r IS NULL THEN NULL ELSE type(r) + '>' + m.id END) AS out
 RETURN labels(n) AS labels, n.id AS id,
-       [k IN keys(n) WHERE k <> 'embedding' | [k, toString(n[k])]] AS props,
+       [k IN keys(n) WHERE k <> 'embedding' | [k, n[k]]] AS props,
        size(coalesce(n.embedding, [])) AS dims, out;

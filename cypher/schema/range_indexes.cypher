@@ -5,3 +5,6 @@ CREATE INDEX session_started_at IF NOT EXISTS FOR (n:Session) ON (n.started_at);
 CREATE INDEX turn_space IF NOT EXISTS FOR (n:Turn) ON (n.space);
 CREATE INDEX turn_source_id IF NOT EXISTS FOR (n:Turn) ON (n.space, n.source_id);
 CREATE INDEX speaker_space IF NOT EXISTS FOR (n:Speaker) ON (n.space);
+CREATE INDEX edu_space IF NOT EXISTS FOR (n:EDU) ON (n.space);
+CREATE INDEX edu_conversation IF NOT EXISTS FOR (n:EDU) ON (n.space, n.conversation_id);
+CREATE INDEX argument_space IF NOT EXISTS FOR (n:Argument) ON (n.space);

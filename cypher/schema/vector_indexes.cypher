@@ -2,3 +2,9 @@
 CREATE VECTOR INDEX turn_embedding IF NOT EXISTS
 FOR (n:Turn) ON (n.embedding)
 OPTIONS {indexConfig: {`vector.dimensions`: 384, `vector.similarity_function`: 'cosine'}};
+CREATE VECTOR INDEX edu_embedding IF NOT EXISTS
+FOR (n:EDU) ON (n.embedding)
+OPTIONS {indexConfig: {`vector.dimensions`: 384, `vector.similarity_function`: 'cosine'}};
+CREATE VECTOR INDEX argument_embedding IF NOT EXISTS
+FOR (n:Argument) ON (n.embedding)
+OPTIONS {indexConfig: {`vector.dimensions`: 384, `vector.similarity_function`: 'cosine'}};

@@ -66,7 +66,8 @@ def sample(questions: list[Question], limit: int | None, seed: int) -> list[Ques
 
 def space_prefix(dataset: Dataset, data: Path, memory: Memory) -> str:
     digest = hashlib.sha256(data.read_bytes())
-    digest.update(f"{memory.embedder.name}|{INGEST_VERSION}".encode())
+    layers = memory.settings.ingest_layers.replace(" ", "")
+    digest.update(f"{memory.embedder.name}|{INGEST_VERSION}|{layers}".encode())
     return f"eval-{dataset}-{digest.hexdigest()[:10]}"
 
 

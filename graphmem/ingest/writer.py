@@ -12,43 +12,21 @@ import hashlib
 import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any
-from urllib.parse import quote
+from typing import Any, Protocol
 
 from tqdm import tqdm
 
-from graphmem.errors import ConfigurationError, InputError
+from graphmem.errors import ConfigurationError
+from graphmem.ingest.ids import (
+    check_space,
+    conversation_id,
+    session_id,
+    speaker_id,
+    turn_id,
+)
 from graphmem.models import ConversationRecord, TurnRecord
 from graphmem.providers.embedder import Embedder
 from graphmem.store import GraphStore, Tx
-
-MAX_SPACE_CHARS = 128
-
-
-def check_space(space: str) -> str:
-    """A space id: 1-128 printable characters."""
-    if not isinstance(space, str) or not space.strip():
-        raise InputError("a space id must be a non-empty string", field="space")
-    if len(space) > MAX_SPACE_CHARS or any(ord(ch) < 32 for ch in space):
-        raise InputError(f"a space id must be 1-{MAX_SPACE_CHARS} printable characters",
-                         field="space")
-    return space
-
-
-def conversation_id(space: str, key: str) -> str:
-    return f"{quote(space, safe='')}/{quote(key, safe='')}"
-
-
-def session_id(space: str, conversation: str, key: str) -> str:
-    return f"{conversation_id(space, conversation)}/{quote(key, safe='')}"
-
-
-def turn_id(space: str, conversation: str, source_id: str) -> str:
-    return f"{conversation_id(space, conversation)}#{quote(source_id, safe='')}"
-
-
-def speaker_id(space: str, name: str) -> str:
-    return f"{quote(space, safe='')}/@{quote(name, safe='')}"
 
 
 def embedding_text(turn: TurnRecord) -> str:
@@ -68,16 +46,35 @@ class IngestReport:
     seconds: float = 0.0
     errors: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    layers: dict[str, int] = field(default_factory=dict)
 
     def summary(self) -> str:
         text = (f"space {self.space!r}: {self.conversations} conversations, {self.sessions} "
                 f"sessions, {self.turns} turns ({self.embedded} embedded, "
                 f"{self.reused_embeddings} unchanged) in {self.seconds:.1f}s")
+        if self.layers:
+            text += "; " + ", ".join(f"{n} {name}" for name, n in self.layers.items())
         if self.warnings:
             text += f"; {len(self.warnings)} warnings"
         if self.errors:
             text += f"; {len(self.errors)} records rejected"
         return text
+
+
+class Layer(Protocol):
+    """A derived layer of memory (EDUs, events, ...) written with its conversation's turns."""
+
+    name: str
+
+    def prepare(self, store: GraphStore, space: str, conv: ConversationRecord) -> Any:
+        """Compute everything (statements, embeddings) before the transaction opens."""
+        ...
+
+    def write(self, tx: Tx, space: str, payload: Any) -> None:
+        """Write inside the conversation's transaction."""
+        ...
+
+    def counts(self, payload: Any) -> dict[str, int]: ...
 
 
 def _batches(rows: Sequence[dict[str, Any]], size: int) -> Iterator[Sequence[dict[str, Any]]]:
@@ -87,7 +84,7 @@ def _batches(rows: Sequence[dict[str, Any]], size: int) -> Iterator[Sequence[dic
 
 class GraphWriter:
     def __init__(self, store: GraphStore, embedder: Embedder, *, batch_size: int = 500,
-                 progress: bool = True) -> None:
+                 progress: bool = True, layers: Sequence[Layer] = ()) -> None:
         expected = store.settings.embedding_dimensions
         if embedder.dimensions != expected:
             raise ConfigurationError(
@@ -98,6 +95,7 @@ class GraphWriter:
         self.embedder = embedder
         self.batch_size = batch_size
         self.progress = progress
+        self.layers = list(layers)
 
     def write(self, space: str, conversations: Sequence[ConversationRecord],
               report: IngestReport | None = None) -> IngestReport:
@@ -133,6 +131,7 @@ class GraphWriter:
                 })
                 texts[tid] = embedding_text(turn)
         vectors = self._embeddings(space, cid, texts, report)
+        payloads = [(layer, layer.prepare(self.store, space, conv)) for layer in self.layers]
 
         def work(tx: Tx) -> None:
             tx.run("ingest/merge_conversation", space=space, conversation_id=cid, key=conv.key,
@@ -143,8 +142,13 @@ class GraphWriter:
             for batch in _batches(vectors, self.batch_size):
                 tx.run("ingest/set_turn_embeddings", space=space, rows=list(batch))
             tx.run("ingest/link_turns", space=space, conversation_id=cid)
+            for layer, payload in payloads:
+                layer.write(tx, space, payload)
 
         self.store.write_tx(work)
+        for layer, payload in payloads:
+            for name, count in layer.counts(payload).items():
+                report.layers[name] = report.layers.get(name, 0) + count
         report.conversations += 1
         report.sessions += len(sessions)
         report.turns += len(turns)

@@ -11,13 +11,17 @@ import math
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import Any, Protocol
+from datetime import datetime
+from typing import TYPE_CHECKING, Any, Protocol
 
 from graphmem.errors import UnknownStrategyError
 from graphmem.models import Hit
 from graphmem.providers.embedder import Embedder
 from graphmem.retrieve.context import render_turn
 from graphmem.store import GraphStore
+
+if TYPE_CHECKING:
+    from graphmem.retrieve.ppr import ProjectionCache
 
 _WORD = re.compile(r"\w+")
 MAX_QUERY_TERMS = 256
@@ -30,6 +34,7 @@ class RetrievalContext:
 
     store: GraphStore
     embedder: Embedder
+    projections: ProjectionCache | None = None
 
 
 class Strategy(Protocol):
@@ -45,9 +50,24 @@ def lucene_terms(question: str) -> str:
     return " ".join(_WORD.findall(question.lower())[:MAX_QUERY_TERMS])
 
 
+def native_datetime(value: Any) -> datetime | None:
+    """A datetime from what the driver returns (neo4j.time types or None)."""
+    native = value.to_native() if value is not None and hasattr(value, "to_native") else value
+    return native if isinstance(native, datetime) else None
+
+
+def candidate_pool(ctx: RetrievalContext, space: str, k: int, oversample: float) -> int:
+    """How many vector-index neighbours to fetch so that ``k`` remain after keeping only the
+    space's own nodes (0 when the space is empty), sized by the space's share of all turns."""
+    counts = ctx.store.read("retrieve/count_turns", space=space)[0]
+    if counts["in_space"] == 0:
+        return 0
+    share = counts["in_database"] / counts["in_space"]
+    return int(min(MAX_VECTOR_CANDIDATES, max(k, math.ceil(k * share * oversample))))
+
+
 def turn_hit(row: dict[str, Any]) -> Hit:
-    raw = row.get("started_at")
-    started = raw.to_native() if raw is not None and hasattr(raw, "to_native") else raw
+    started = native_datetime(row.get("started_at"))
     return Hit(
         id=row["id"], kind="turn", score=float(row["score"]),
         text=render_turn(row["speaker"], row["text"], started, row.get("image_caption")),
@@ -84,12 +104,9 @@ class TurnSearch:
     def search(self, ctx: RetrievalContext, question: str, space: str, budget: int) -> list[Hit]:
         c = self.config
         k = self.hits_for(budget)
-        counts = ctx.store.read("retrieve/count_turns", space=space)[0]
-        if counts["in_space"] == 0:
+        candidates = candidate_pool(ctx, space, k, c.oversample)
+        if candidates == 0:
             return []
-        share = counts["in_database"] / counts["in_space"]
-        candidates = min(counts["in_database"], MAX_VECTOR_CANDIDATES,
-                         max(k, math.ceil(k * share * c.oversample)))
         query = lucene_terms(question)
         if c.bm25 and c.vector:
             embedding = ctx.embedder.embed([question])[0].tolist()
@@ -107,10 +124,18 @@ class TurnSearch:
         return [turn_hit(row) for row in rows]
 
 
+def _emem(name: str, **config: Any) -> Strategy:
+    from graphmem.retrieve.emem import EMemConfig, EMemSearch
+
+    return EMemSearch(name, EMemConfig(**config))
+
+
 RECIPES: dict[str, Callable[[], Strategy]] = {
     "turns": lambda: TurnSearch("turns", TurnSearchConfig()),
     "turns-bm25": lambda: TurnSearch("turns-bm25", TurnSearchConfig(vector=False)),
     "turns-vector": lambda: TurnSearch("turns-vector", TurnSearchConfig(bm25=False)),
+    "emem": lambda: _emem("emem"),
+    "emem-g": lambda: _emem("emem-g", graph=True),
 }
 
 
@@ -126,6 +151,9 @@ def get_strategy(name: str, **overrides: Any) -> Strategy:
         raise UnknownStrategyError(
             f"unknown strategy {name!r}; choose from {', '.join(strategy_names())}"
         ) from None
-    if overrides and isinstance(strategy, TurnSearch):
-        strategy = TurnSearch(name, replace(strategy.config, **overrides))
+    if overrides:
+        config = getattr(strategy, "config", None)
+        if config is None:
+            raise UnknownStrategyError(f"strategy {name!r} takes no options")
+        strategy = type(strategy)(name, replace(config, **overrides))  # type: ignore[call-arg]
     return strategy

@@ -6,9 +6,10 @@ import json
 from pathlib import Path
 
 from click.testing import CliRunner
-from helpers import DATA, SAMPLE
 
 from graphmem.cli import main
+
+from helpers import DATA, SAMPLE
 
 
 def run(*args: str) -> tuple[int, str]:

@@ -4,14 +4,16 @@ parameters only, and does what its comment says. A new file without a case here 
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 import pytest
-from helpers import SAMPLE
 
 from graphmem import cypher
 from graphmem.client import Memory
-from graphmem.ingest.writer import conversation_id, session_id, speaker_id, turn_id
+from graphmem.ingest.ids import conversation_id, session_id, speaker_id, turn_id
 from graphmem.store import GraphStore
+
+from helpers import SAMPLE
 
 Case = Callable[[GraphStore, str, Memory], None]
 CASES: dict[str, Case] = {}
@@ -102,7 +104,7 @@ def _link(store: GraphStore, space: str, memory: Memory) -> None:
 @case("retrieve/turns_rrf")
 def _rrf(store: GraphStore, space: str, memory: Memory) -> None:
     rows = store.read("retrieve/turns_rrf", space=space, query="pottery class",
-                      embedding=vector(memory, "pottery class"), k=5, candidates=100,
+                      embedding=vector(memory, "pottery class"), k=5, candidates=20_000,
                       rrf_k=60)
     assert rows[0]["source_id"] == "s1:1"
     assert rows[0]["score"] == pytest.approx(2 / 61)  # first in both lists
@@ -117,7 +119,7 @@ def _fulltext(store: GraphStore, space: str, memory: Memory) -> None:
 @case("retrieve/turns_vector")
 def _vector(store: GraphStore, space: str, memory: Memory) -> None:
     rows = store.read("retrieve/turns_vector", space=space,
-                      embedding=vector(memory, "a rescued racing dog"), k=3, candidates=100)
+                      embedding=vector(memory, "a rescued racing dog"), k=3, candidates=20_000)
     assert len(rows) == 3 and rows[0]["source_id"] == "s2:1"
 
 
@@ -145,6 +147,89 @@ def _snapshot(store: GraphStore, space: str, memory: Memory) -> None:
 def _delete(store: GraphStore, space: str, memory: Memory) -> None:
     store.run_autocommit("admin/delete_space", space=space)
     assert store.read("admin/space_snapshot", space=space) == []
+
+
+def _edu_rows(store: GraphStore, space: str) -> list[dict[str, Any]]:
+    return store.read("retrieve/edus_vector", space=space, embedding=[0.05] * 384, k=100,
+                      candidates=20_000)
+
+
+@case("ingest/merge_edus")
+@case("ingest/edu_embedding_hashes")
+def _merge_edus(store: GraphStore, space: str, memory: Memory) -> None:
+    cid = conversation_id(space, KEY)
+    hashes = store.read("ingest/edu_embedding_hashes", space=space, conversation_id=cid)
+    edu = {"id": f"{cid}#extra~0", "session_id": session_id(space, KEY, "s1"),
+           "conversation_id": cid, "kind": "edu", "text": "Maya likes clay.",
+           "rendered": "Maya likes clay.", "speaker": "Maya", "order": 99,
+           "source_ids": ["s1:1"], "source_turn_ids": [turn_id(space, KEY, "s1:1")]}
+    assert store.write("ingest/merge_edus", space=space, edus=[edu]) == [{"edus": 1}]
+    assert len(hashes) == len(_edu_rows(store, space))  # every stored EDU has an embedding
+
+
+@case("ingest/prune_edus")
+def _prune(store: GraphStore, space: str, memory: Memory) -> None:
+    before = len(_edu_rows(store, space))
+    keep = [r["id"] for r in _edu_rows(store, space) if r["session_id"].endswith("s1")]
+    [row] = store.write("ingest/prune_edus", space=space,
+                        session_ids=[session_id(space, KEY, "s3")], keep=keep)
+    assert row["pruned"] > 0 and len(_edu_rows(store, space)) == before - row["pruned"]
+
+
+@case("ingest/set_embeddings")
+@case("ingest/space_arguments")
+@case("ingest/merge_arguments")
+@case("ingest/merge_synonyms")
+def _arguments(store: GraphStore, space: str, memory: Memory) -> None:
+    args = store.read("ingest/space_arguments", space=space)
+    assert args and all(len(a["embedding"]) == 384 for a in args)
+    first, second = sorted(a["id"] for a in args)[:2]
+    [row] = store.write("ingest/merge_synonyms", space=space,
+                        pairs=[{"source": first, "target": second, "score": 0.95}])
+    assert row == {"synonyms": 1}
+    edu = _edu_rows(store, space)[0]["id"]
+    [merged] = store.write("ingest/merge_arguments", space=space,
+                           arguments=[{"id": first, "text": "x"}],
+                           links=[{"edu_id": edu, "argument_id": first}], edu_ids=[edu])
+    assert merged["merged"] == 1 and merged["links"] == 1
+    assert store.write("ingest/set_embeddings", space=space, rows=[
+        {"id": first, "embedding": vector(memory, "clay"), "embedded_hash": "h"}]) == [
+        {"embedded": 1}]
+
+
+@case("retrieve/edus_vector")
+def _edus_vector(store: GraphStore, space: str, memory: Memory) -> None:
+    rows = store.read("retrieve/edus_vector", space=space, embedding=vector(memory, "greyhound"),
+                      k=3, candidates=20_000)
+    assert len(rows) == 3 and "greyhound" in rows[0]["text"]
+    assert rows[0]["turn_ids"] == [turn_id(space, KEY, "s2:1")]
+
+
+@case("retrieve/arguments_vector")
+def _arguments_vector(store: GraphStore, space: str, memory: Memory) -> None:
+    rows = store.read("retrieve/arguments_vector", space=space, k=2, candidates=20_000,
+                      mentions=[{"text": "lisbon", "embedding": vector(memory, "lisbon")}])
+    assert len(rows) == 2 and rows[0]["text"] == "lisbon" and rows[0]["mention"] == "lisbon"
+
+
+@case("retrieve/ppr_graph_state")
+@case("retrieve/ppr_project")
+@case("retrieve/ppr_list")
+@case("retrieve/ppr_drop")
+@case("retrieve/ppr_edus")
+def _ppr(store: GraphStore, space: str, memory: Memory) -> None:
+    [state] = store.read("retrieve/ppr_graph_state", space=space)
+    assert state["edus"] > 17 and state["links"] > 0
+    name = f"test-{space}"
+    [projected] = store.write("retrieve/ppr_project", space=space, graph=name)
+    assert projected["nodes"] == state["edus"] + state["arguments"]
+    assert store.read("retrieve/ppr_list", prefix=name) == [{"graph": name}]
+    seed = _edu_rows(store, space)[0]
+    rows = store.read("retrieve/ppr_edus", graph=name, k=5, damping=0.5, iterations=20,
+                      tolerance=1e-7, seeds=[{"element_id": seed["element_id"], "weight": 1.0}])
+    assert rows[0]["id"] == seed["id"] and len(rows) == 5
+    assert store.write("retrieve/ppr_drop", graph=name) == [{"graph": name}]
+    assert store.read("retrieve/ppr_list", prefix=name) == []
 
 
 def test_every_cypher_file_has_a_case() -> None:

@@ -11,11 +11,12 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
-from helpers import DATA, ScriptedServer
 
 from graphmem.cli import main
 from graphmem.client import Memory
 from graphmem.eval.runner import space_prefix
+
+from helpers import DATA, ScriptedServer
 
 
 def run(*args: str, env: dict[str, str | None] | None = None) -> tuple[int, str]:

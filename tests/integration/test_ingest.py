@@ -9,11 +9,12 @@ from typing import Any, TypeVar
 
 import numpy as np
 import pytest
-from helpers import DATA, SAMPLE
 
 from graphmem.client import Memory
 from graphmem.errors import ConfigurationError, InputError
 from graphmem.store import GraphStore, Tx
+
+from helpers import DATA, SAMPLE
 
 T = TypeVar("T")
 
@@ -23,7 +24,7 @@ def snapshot(store: GraphStore, space: str) -> list[dict[str, Any]]:
 
 
 def chain(store: GraphStore, space: str, key: str) -> list[str]:
-    from graphmem.ingest.writer import conversation_id
+    from graphmem.ingest.ids import conversation_id
 
     cid = conversation_id(space, key)
     rows = store.read("admin/turn_neighbours", space=space, conversation_id=cid)

@@ -6,11 +6,12 @@ import json
 from pathlib import Path
 
 import pytest
-from helpers import SAMPLE, ScriptedServer
 
 from graphmem.client import Memory
 from graphmem.errors import InputError, UnknownStrategyError
 from graphmem.retrieve.context import count_tokens
+
+from helpers import SAMPLE, ScriptedServer
 
 
 @pytest.fixture()

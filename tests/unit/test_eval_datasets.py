@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from helpers import DATA
-
 from graphmem.eval.datasets import locomo_questions, longmemeval_questions
 from graphmem.eval.runner import sample
+
+from helpers import DATA
 
 
 def test_locomo_evidence_is_split_and_resolved() -> None:

@@ -7,12 +7,13 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from helpers import ScriptedServer
 from pydantic import BaseModel
 
 from graphmem.config import Settings
 from graphmem.errors import ConfigurationError
 from graphmem.providers.llm import LLMError, OpenAICompatibleLLM, parse_json_object
+
+from helpers import ScriptedServer
 
 
 class Reply(BaseModel):

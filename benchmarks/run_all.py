@@ -1,0 +1,66 @@
+"""Run every strategy on the dev splits and refresh docs/results.md.
+
+    python benchmarks/run_all.py [--data-dir ../shared/data] [--skip-long] [--llm]
+
+Writes each run's JSON, Markdown and PNG under results/ and stitches the tables into
+docs/results.md. Uses the same code path as `graphmem eval ...`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import platform
+import time
+from datetime import date
+from pathlib import Path
+
+from graphmem.client import Memory
+from graphmem.config import Settings
+from graphmem.eval.report import retrieval_markdown, segmentation_markdown, write_report
+from graphmem.eval.runner import EvalOptions, run_retrieval_eval
+from graphmem.eval.segmenters import run_segmentation_eval
+from graphmem.providers.embedder import SentenceTransformerEmbedder
+from graphmem.retrieve.strategies import strategy_names
+
+ROOT = Path(__file__).resolve().parent.parent
+SEGMENTATION = {"tiage_dev.jsonl": ("minilm-adjacent", "minilm-adjacent:q=0.2"),
+                "dialseg711_dev.jsonl": ("minilm-adjacent", "minilm-adjacent:q=0.2")}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--data-dir", type=Path, default=ROOT.parent / "shared" / "data")
+    parser.add_argument("--out-dir", type=Path, default=ROOT / "results")
+    parser.add_argument("--skip-long", action="store_true", help="skip LongMemEval S (slow)")
+    parser.add_argument("--llm", action="store_true", help="also answer and judge (slow)")
+    parser.add_argument("--limit", type=int, default=None)
+    args = parser.parse_args()
+    strategies = strategy_names()
+    sections: list[str] = []
+    runs = [("locomo", args.data_dir / "locomo" / "locomo_dev.json"),
+            ("longmemeval", args.data_dir / "longmemeval" / "longmemeval_oracle_dev.json")]
+    if not args.skip_long:
+        runs.append(("longmemeval", args.data_dir / "longmemeval" / "longmemeval_s_dev36.json.gz"))
+    with Memory(progress=True) as memory:
+        for dataset, data in runs:
+            began = time.perf_counter()
+            options = EvalOptions(strategies=strategies, limit=args.limit, llm=args.llm)
+            report = run_retrieval_eval(memory, dataset, data, options)  # type: ignore[arg-type]
+            write_report(report, args.out_dir / f"{data.name.split('.')[0]}.json")
+            sections.append(retrieval_markdown(report).replace("# ", "## ", 1)
+                            + f"\n(run took {time.perf_counter() - began:.0f} s)\n")
+    embedder = SentenceTransformerEmbedder.from_settings(Settings())
+    for name, methods in SEGMENTATION.items():
+        report = run_segmentation_eval(args.data_dir / "segmentation" / name, methods, embedder)
+        write_report(report, args.out_dir / f"{name.split('.')[0]}.json")
+        sections.append(segmentation_markdown(report).replace("# ", "## ", 1))
+    header = (f"# Results on the dev splits\n\nRefreshed by `python benchmarks/run_all.py` on "
+              f"{date.today()} ({platform.machine()}, {platform.python_version()}). "
+              "Evidence recall is the share of gold evidence turns the packed context covers "
+              "(docs/evaluation.md).\n\n")
+    (ROOT / "docs" / "results.md").write_text(header + "\n".join(sections))
+    print(f"wrote {ROOT / 'docs' / 'results.md'}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,147 @@
+"""The EDU layer of the graph (EMem): EDUs, arguments and synonym edges of one conversation.
+
+Everything is computed before the conversation's transaction opens (statements, arguments,
+embeddings, synonym pairs) and written inside it, together with the turns, so a failure
+leaves nothing half-written.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import quote
+
+import numpy as np
+
+from graphmem.ingest.edus import EDURecord, conversation_edus
+from graphmem.ingest.ids import conversation_id, session_id, turn_id
+from graphmem.models import ConversationRecord
+from graphmem.providers.embedder import Embedder
+from graphmem.store import GraphStore, Tx
+
+SYNONYM_THRESHOLD = 0.9
+MAX_SYNONYMS = 100
+
+
+def edu_id(space: str, conversation: str, key: str) -> str:
+    return f"{conversation_id(space, conversation)}#{quote(key, safe='~')}"
+
+
+def argument_id(space: str, text: str) -> str:
+    return f"{quote(space, safe='')}/arg/{quote(text, safe='')}"
+
+
+@dataclass
+class EduPayload:
+    session_ids: list[str]
+    edus: list[dict[str, Any]] = field(default_factory=list)
+    arguments: list[dict[str, str]] = field(default_factory=list)
+    links: list[dict[str, str]] = field(default_factory=list)
+    embeddings: list[dict[str, Any]] = field(default_factory=list)
+    synonyms: list[dict[str, Any]] = field(default_factory=list)
+    reused: int = 0
+
+
+def synonym_pairs(new_ids: list[str], new_vectors: np.ndarray, all_ids: list[str],
+                  all_vectors: np.ndarray, threshold: float = SYNONYM_THRESHOLD,
+                  cap: int = MAX_SYNONYMS) -> list[dict[str, Any]]:
+    """Pairs (lower id first) of a new argument and any argument at cosine >= threshold,
+    keeping each new argument's ``cap`` closest."""
+    if not new_ids or not all_ids:
+        return []
+    sims = new_vectors @ all_vectors.T
+    pairs: dict[tuple[str, str], float] = {}
+    for row, source in enumerate(new_ids):
+        order = np.argsort(-sims[row])
+        kept = 0
+        for col in order:
+            score = float(sims[row, col])
+            if score < threshold or kept >= cap:
+                break
+            target = all_ids[col]
+            if target == source:
+                continue
+            kept += 1
+            key = (source, target) if source < target else (target, source)
+            pairs[key] = max(score, pairs.get(key, -1.0))
+    return [{"source": a, "target": b, "score": round(s, 6)} for (a, b), s in sorted(pairs.items())]
+
+
+class EduLayer:
+    name = "edus"
+
+    def __init__(self, embedder: Embedder) -> None:
+        self.embedder = embedder
+
+    def _hash(self, text: str) -> str:
+        return hashlib.sha256(f"{self.embedder.name}\n{text}".encode()).hexdigest()[:24]
+
+    def prepare(self, store: GraphStore, space: str, conv: ConversationRecord) -> EduPayload:
+        cid = conversation_id(space, conv.key)
+        payload = EduPayload(session_ids=[session_id(space, conv.key, s.key)
+                                          for s in conv.sessions])
+        texts: dict[str, str] = {}
+        argument_texts: dict[str, str] = {}
+        for session, edus in conversation_edus(conv):
+            sid = session_id(space, conv.key, session.key)
+            for order, edu in enumerate(edus):
+                eid = edu_id(space, conv.key, edu.key)
+                payload.edus.append(self._row(space, conv.key, cid, sid, order, eid, edu))
+                texts[eid] = edu.text
+                for arg in edu.arguments:
+                    aid = argument_id(space, arg)
+                    argument_texts[aid] = arg
+                    payload.links.append({"edu_id": eid, "argument_id": aid})
+        payload.arguments = [{"id": a, "text": t} for a, t in argument_texts.items()]
+        known = {row["id"]: row["embedded_hash"] for row in store.read(
+            "ingest/edu_embedding_hashes", space=space, conversation_id=cid)}
+        todo = [eid for eid, text in texts.items() if known.get(eid) != self._hash(text)]
+        payload.reused = len(texts) - len(todo)
+        payload.embeddings = self._embed(todo, texts)
+        stored = store.read("ingest/space_arguments", space=space)
+        stored_ids = [row["id"] for row in stored]
+        new_args = [aid for aid in argument_texts if aid not in set(stored_ids)]
+        new_rows = self._embed(new_args, argument_texts)
+        payload.embeddings.extend(new_rows)
+        if new_rows:
+            new_vectors = np.array([r["embedding"] for r in new_rows], dtype=np.float32)
+            everything = np.vstack([np.array([r["embedding"] for r in stored], dtype=np.float32)
+                                    .reshape(-1, new_vectors.shape[1]), new_vectors])
+            payload.synonyms = synonym_pairs(new_args, new_vectors, stored_ids + new_args,
+                                             everything)
+        return payload
+
+    @staticmethod
+    def _row(space: str, conv_key: str, cid: str, sid: str, order: int, eid: str,
+             edu: EDURecord) -> dict[str, Any]:
+        return {"id": eid, "session_id": sid, "conversation_id": cid, "kind": edu.kind,
+                "text": edu.text, "rendered": edu.rendered, "speaker": edu.speaker,
+                "order": order, "source_ids": list(edu.source_ids),
+                "source_turn_ids": [turn_id(space, conv_key, s) for s in edu.source_ids]}
+
+    def _embed(self, ids: list[str], texts: dict[str, str]) -> list[dict[str, Any]]:
+        rows: list[dict[str, Any]] = []
+        for start in range(0, len(ids), 256):
+            batch = ids[start : start + 256]
+            vectors = self.embedder.embed([texts[i] for i in batch])
+            rows.extend({"id": i, "embedding": v.tolist(), "embedded_hash": self._hash(texts[i])}
+                        for i, v in zip(batch, vectors, strict=True))
+        return rows
+
+    def counts(self, payload: EduPayload) -> dict[str, int]:
+        return {"edus": len(payload.edus), "arguments": len(payload.arguments),
+                "synonym pairs": len(payload.synonyms)}
+
+    def write(self, tx: Tx, space: str, payload: EduPayload) -> None:
+        edu_ids = [row["id"] for row in payload.edus]
+        tx.run("ingest/prune_edus", space=space, session_ids=payload.session_ids, keep=edu_ids)
+        for start in range(0, len(payload.edus), 500):
+            tx.run("ingest/merge_edus", space=space, edus=payload.edus[start : start + 500])
+        tx.run("ingest/merge_arguments", space=space, arguments=payload.arguments,
+               links=payload.links, edu_ids=edu_ids)
+        for start in range(0, len(payload.embeddings), 500):
+            tx.run("ingest/set_embeddings", space=space,
+                   rows=payload.embeddings[start : start + 500])
+        if payload.synonyms:
+            tx.run("ingest/merge_synonyms", space=space, pairs=payload.synonyms)

@@ -1,0 +1,187 @@
+"""Event statements (EDUs) and their arguments, without an LLM.
+
+Every sentence of a turn becomes a short statement that can be read on its own: first-person
+words name the speaker, second-person words name the listener (in two-party sessions), and a
+relative date ("yesterday", "last week", "two days ago") gets the date it meant, computed from
+the session's date by dateparser. Each statement keeps its source turn. Its arguments are the
+named entities and noun phrases of the sentence, normalised so that the same thing said twice
+becomes one shared node. Long structured turns (an assistant's list of suggestions) become one
+chunk, indexed by a short summary and rendered in full.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from functools import lru_cache
+from typing import Any, Literal
+
+from graphmem.models import ConversationRecord, SessionRecord, TurnRecord
+from graphmem.nlp import nlp
+
+FIRST_PERSON = {"i": "", "me": "", "myself": "", "my": "'s", "mine": "'s"}
+SECOND_PERSON = {"you": "", "yourself": "", "your": "'s", "yours": "'s"}
+BE_AFTER_I = {"am": "is", "'m": "is", "’m": "is", "'ve": "has", "’ve": "has", "have": "has"}
+RELATIVE = re.compile(r"\b(yesterday|today|tonight|tomorrow|last|next|ago|this|recently|"
+                      r"earlier|weekend|morning|evening)\b", re.IGNORECASE)
+SKIP_ENTITIES = {"CARDINAL", "ORDINAL", "PERCENT", "MONEY", "QUANTITY", "TIME", "DATE"}
+LEADING_WORDS = {"a", "an", "the", "my", "your", "his", "her", "their", "our", "its", "this",
+                 "that", "these", "those", "some", "any", "every", "each", "all", "another",
+                 "many", "much", "few", "several", "more", "most", "lots", "lot", "of", "such"}
+MIN_WORDS = 3
+CHUNK_MIN_CHARS = 600
+
+
+@dataclass(frozen=True)
+class EDURecord:
+    key: str  # stable inside its conversation: "<turn source id>~<n>"
+    kind: Literal["edu", "chunk"]
+    text: str  # what is embedded and searched
+    rendered: str  # what goes into a context (a chunk renders the whole turn)
+    speaker: str
+    source_ids: tuple[str, ...]
+    arguments: tuple[str, ...]
+
+
+def display_name(speaker: str) -> str:
+    """LongMemEval's roles read better capitalised: user -> User."""
+    return speaker.capitalize() if speaker in {"user", "assistant"} else speaker
+
+
+@lru_cache(maxsize=4096)
+def resolve_relative(expression: str, base: datetime) -> str | None:
+    """The date a relative expression meant, at the precision it was said with."""
+    import dateparser
+
+    when = dateparser.parse(expression, settings={"RELATIVE_BASE": base,
+                                                  "PREFER_DATES_FROM": "past"})
+    if when is None:
+        return None
+    lowered = expression.lower()
+    if "year" in lowered:
+        return f"{when.year}"
+    if "month" in lowered:
+        return f"{when:%B %Y}"
+    if "week" in lowered:
+        return f"the week of {when.day} {when:%B %Y}"
+    return f"{when.day} {when:%B %Y}"
+
+
+def normalise_argument(span: Any) -> str | None:
+    words = [t for t in span if not (t.is_punct or t.is_space)]
+    while words and (words[0].lower_ in LEADING_WORDS or words[0].like_num
+                     or words[0].pos_ in {"DET", "PRON", "ADV", "NUM"}):
+        words = words[1:]
+    if not words or all(t.is_stop or t.pos_ == "PRON" for t in words):
+        return None
+    text = " ".join(t.lemma_.lower() if t is words[-1] else t.lower_ for t in words)
+    text = re.sub(r"\s+", " ", text).strip(" '\"-")
+    return text if len(text) > 1 else None
+
+
+def arguments_of(sentence: Any) -> tuple[str, ...]:
+    found: dict[str, None] = {}
+    for ent in sentence.ents:
+        if ent.label_ not in SKIP_ENTITIES and (arg := normalise_argument(ent)):
+            found.setdefault(arg, None)
+    for chunk in sentence.noun_chunks:
+        if chunk.root.pos_ != "PRON" and (arg := normalise_argument(chunk)):
+            found.setdefault(arg, None)
+    return tuple(found)
+
+
+def rewrite(sentence: Any, speaker: str, listener: str | None, day: datetime | None) -> str:
+    """The sentence with persons named and relative dates resolved."""
+    dates = {}
+    if day is not None:
+        for ent in sentence.ents:
+            if ent.label_ in {"DATE", "TIME"} and RELATIVE.search(ent.text):
+                resolved = resolve_relative(ent.text, day)
+                if resolved:
+                    dates[ent.end - 1] = resolved
+    out: list[str] = []
+    previous_first = False
+    for token in sentence:
+        lower = token.lower_
+        text = token.text
+        if lower in FIRST_PERSON:
+            text, previous_first = speaker + FIRST_PERSON[lower], lower == "i"
+        elif listener and lower in SECOND_PERSON:
+            text, previous_first = listener + SECOND_PERSON[lower], False
+        elif previous_first and lower in BE_AFTER_I:
+            text, previous_first = BE_AFTER_I[lower], False
+            out.append(" ")  # "I'm" was one word; "Ana is" is two
+        else:
+            previous_first = False
+        out.append(text + token.whitespace_)
+        if token.i in dates:
+            out[-1] = f"{text} ({dates[token.i]}){token.whitespace_}"
+    return re.sub(r"\s+", " ", "".join(out)).strip()
+
+
+def looks_structured(text: str) -> bool:
+    lines = [line for line in text.splitlines() if line.strip()]
+    listed = sum(bool(re.match(r"\s*(\d+[.)]|[-*•]|#+)\s", line)) for line in lines)
+    return len(text) >= CHUNK_MIN_CHARS and (listed >= 2 or len(lines) >= 4)
+
+
+def _chunk(turn: TurnRecord, doc: Any, speaker: str, asked: str | None) -> EDURecord:
+    first = next(iter(doc.sents)).text.strip()
+    topics = list(arguments_of(doc[:]))[:8]
+    summary = f"{speaker} answered"
+    summary += f" the request \"{asked}\"" if asked else ""
+    summary += f": {first}"
+    if topics:
+        summary += f" Covers: {', '.join(topics)}."
+    return EDURecord(key=f"{turn.source_id}~chunk", kind="chunk", text=summary,
+                     rendered=f"{speaker}: {turn.text}", speaker=speaker,
+                     source_ids=(turn.source_id,), arguments=tuple(topics))
+
+
+def session_edus(session: SessionRecord, speakers: Sequence[str]) -> list[EDURecord]:
+    """The EDUs of one session, in spoken order."""
+    names = {s: display_name(s) for s in speakers}
+    present = list(dict.fromkeys(t.speaker for t in session.turns))
+    texts = [turn.text for turn in session.turns]
+    edus: list[EDURecord] = []
+    last_request: str | None = None
+    for turn, doc in zip(session.turns, nlp().pipe(texts, batch_size=64), strict=True):
+        speaker = names.get(turn.speaker, turn.speaker)
+        others = [p for p in present if p != turn.speaker]
+        listener = names.get(others[0], others[0]) if len(others) == 1 else None
+        if looks_structured(turn.text) and turn.speaker != (present[0] if present else None):
+            edus.append(_chunk(turn, doc, speaker, last_request))
+            continue
+        n = 0
+        for sentence in doc.sents:
+            if sum(1 for t in sentence if t.is_alpha) < MIN_WORDS:
+                continue
+            text = rewrite(sentence, speaker, listener, session.started_at)
+            edus.append(EDURecord(key=f"{turn.source_id}~{n}", kind="edu", text=text,
+                                  rendered=text, speaker=speaker, source_ids=(turn.source_id,),
+                                  arguments=arguments_of(sentence)))
+            n += 1
+        if turn.image_caption:
+            text = f"{speaker} shared a picture: {turn.image_caption}."
+            caption_doc = nlp()(turn.image_caption)
+            edus.append(EDURecord(key=f"{turn.source_id}~image", kind="edu", text=text,
+                                  rendered=text, speaker=speaker, source_ids=(turn.source_id,),
+                                  arguments=arguments_of(caption_doc[:])))
+        if n == 0 and not turn.image_caption and turn.text.strip():
+            # short replies still carry meaning in context ("Yes, in May!"): keep them whole
+            text = f"{speaker}: {turn.text.strip()}"
+            edus.append(EDURecord(key=f"{turn.source_id}~0", kind="edu", text=text,
+                                  rendered=text, speaker=speaker, source_ids=(turn.source_id,),
+                                  arguments=()))
+        if len(turn.text) < 400:
+            last_request = turn.text.strip().split("\n")[0][:160]
+    return edus
+
+
+def conversation_edus(conversation: ConversationRecord) -> Iterable[tuple[SessionRecord,
+                                                                          list[EDURecord]]]:
+    speakers = conversation.speakers
+    for session in conversation.sessions:
+        yield session, session_edus(session, speakers)

@@ -1,0 +1,106 @@
+"""Strategies `emem` and `emem-g` (seed 001): EDU retrieval, a recall-oriented filter and, for
+EMem-G, Personalized PageRank over the EDU-argument graph seeded from the question."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from graphmem.ingest.edus import arguments_of
+from graphmem.models import Hit
+from graphmem.nlp import nlp
+from graphmem.retrieve.context import format_date
+from graphmem.retrieve.ppr import PPRConfig, ProjectionCache, personalized_pagerank
+from graphmem.retrieve.strategies import RetrievalContext, candidate_pool, native_datetime
+
+
+@dataclass(frozen=True)
+class EMemConfig:
+    k_edus: int = 30  # K_e: EDUs fetched from the vector index
+    k: int | None = 10  # K: EDUs kept at most; None fills the budget instead
+    tokens_per_edu: int = 25  # sizes the list when k is None
+    min_similarity: float = 0.0  # the LLM-free filter: drop candidates below this cosine
+    graph: bool = False  # EMem-G
+    k_arguments: int = 10  # K_a: arguments per question mention
+    max_argument_seeds: int = 30
+    min_argument_similarity: float = 0.0
+    ppr: PPRConfig = field(default_factory=PPRConfig)
+    oversample: float = 1.5
+
+
+def cosine(index_score: float) -> float:
+    """Neo4j's cosine index score is (1 + cos) / 2."""
+    return 2 * float(index_score) - 1
+
+
+def edu_hit(row: dict[str, Any], score: float) -> Hit:
+    started = native_datetime(row.get("started_at"))
+    day = format_date(started)
+    body = row["rendered"] if row["kind"] == "chunk" else row["text"]
+    speaker = row["speaker"]
+    if row["kind"] != "chunk" and not body.startswith(f"{speaker}:"):
+        body = f"{speaker}: {body}"
+    return Hit(id=row["id"], kind="chunk" if row["kind"] == "chunk" else "edu", score=score,
+               text=f"[{day}] {body}" if day else body, source_turn_ids=list(row["turn_ids"]),
+               source_ids=list(row["source_ids"]), session_id=row["session_id"],
+               started_at=started, date_text=row.get("date_text"), speaker=speaker)
+
+
+def question_mentions(question: str) -> list[str]:
+    """Entities and noun phrases of the question, normalised like stored arguments."""
+    doc = nlp()(question)
+    return list(arguments_of(doc[:]))
+
+
+class EMemSearch:
+    def __init__(self, name: str, config: EMemConfig,
+                 projections: ProjectionCache | None = None) -> None:
+        self.name = name
+        self.config = config
+        self.projections = projections
+
+    def _size(self, budget: int) -> int:
+        c = self.config
+        return c.k if c.k is not None else max(10, budget // c.tokens_per_edu)
+
+    def search(self, ctx: RetrievalContext, question: str, space: str, budget: int) -> list[Hit]:
+        c = self.config
+        size = self._size(budget)
+        pool = max(c.k_edus, size)
+        candidates = candidate_pool(ctx, space, pool, c.oversample)
+        if candidates == 0:
+            return []
+        vector = ctx.embedder.embed([question])[0]
+        rows = ctx.store.read("retrieve/edus_vector", space=space, embedding=vector.tolist(),
+                              k=pool, candidates=candidates)
+        kept = [row for row in rows if cosine(row["score"]) >= c.min_similarity]
+        if not c.graph:
+            return [edu_hit(row, cosine(row["score"])) for row in kept[:size]]
+        return self._graph_search(ctx, question, space, kept, size, candidates)
+
+    def _graph_search(self, ctx: RetrievalContext, question: str, space: str,
+                      edus: list[dict[str, Any]], size: int, candidates: int) -> list[Hit]:
+        c = self.config
+        projections = ctx.projections or self.projections or ProjectionCache()
+        graph = projections.graph_for(ctx.store, space)
+        if graph is None:
+            return []
+        seeds = {row["element_id"]: max(cosine(row["score"]), 0.0) for row in edus[:c.k_edus]}
+        mentions = question_mentions(question)
+        if mentions:
+            vectors = ctx.embedder.embed(mentions)
+            found = ctx.store.read(
+                "retrieve/arguments_vector", space=space, k=c.k_arguments, candidates=candidates,
+                mentions=[{"text": m, "embedding": v.tolist()}
+                          for m, v in zip(mentions, vectors, strict=True)])
+            best: dict[str, float] = {}
+            for row in found:
+                sim = cosine(row["score"])
+                if sim >= c.min_argument_similarity:
+                    best[row["element_id"]] = max(sim, best.get(row["element_id"], 0.0))
+            for element_id, sim in sorted(best.items(), key=lambda kv: -kv[1])[
+                    :c.max_argument_seeds]:
+                seeds[element_id] = seeds.get(element_id, 0.0) + sim
+        weighted = [{"element_id": e, "weight": w} for e, w in seeds.items() if w > 0]
+        rows = personalized_pagerank(ctx.store, graph, weighted, size, c.ppr)
+        return [edu_hit(row, float(row["score"])) for row in rows]

@@ -1,0 +1,140 @@
+"""EMem / EMem-G against the real Neo4j + GDS: the EDU layer, Personalized PageRank with
+weighted seeds, and the life of GDS projections."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+
+from graphmem.client import Memory
+from graphmem.retrieve.ppr import PREFIX, PPRConfig, personalized_pagerank, space_tag
+from graphmem.store import GraphStore
+
+from helpers import DATA, SAMPLE
+
+QUESTION = "What did Lena buy in Bergen?"
+
+
+def rows(store: GraphStore, query: str, **params: Any) -> list[dict[str, Any]]:
+    with store.driver.session(database=store.database) as session:
+        return [r.data() for r in session.run(query, params)]
+
+
+def test_every_edu_links_to_real_turns_of_its_space(memory: Memory, space: str) -> None:
+    report = memory.ingest(SAMPLE, space=space)
+    assert report.layers["edus"] >= 17  # at least one statement per turn
+    found = rows(memory.store, """
+        MATCH (s:Session {space: $s})-[:HAS_EDU]->(e:EDU)
+        OPTIONAL MATCH (e)-[:FROM_TURN]->(t:Turn)
+        RETURN e.id AS id, e.source_ids AS sources, collect(t.source_id) AS turns,
+               collect(DISTINCT t.space) AS spaces, size(e.embedding) AS dims""", s=space)
+    assert len(found) == report.layers["edus"]
+    for edu in found:
+        assert edu["turns"] and sorted(edu["turns"]) == sorted(edu["sources"])
+        assert edu["spaces"] == [space] and edu["dims"] == 384
+    shared = rows(memory.store, """
+        MATCH (a:Argument {space: $s})<-[:HAS_ARGUMENT]-(e:EDU)
+        WITH a, count(e) AS edus WHERE edus > 1 RETURN a.text AS text""", s=space)
+    assert {"lisbon", "sister"} <= {r["text"] for r in shared}
+
+
+def test_ppr_reaches_an_edu_through_a_shared_argument(memory: Memory, space: str) -> None:
+    memory.ingest(DATA / "ppr_conversation.json", space=space)
+    # "The wooden kayak needs varnish every spring." shares no word with the question
+    dense = memory.search(QUESTION, space=space, strategy="emem", budget=500, k=3)
+    assert "s2:1" not in [h.source_ids[0] for h in dense.hits]
+    graph = memory.search(QUESTION, space=space, strategy="emem-g", budget=500,
+                          k_edus=1, min_argument_similarity=0.7)
+    scores = {h.source_ids[0]: h.score for h in graph.hits}
+    assert graph.hits[0].source_ids == ["s1:1"]  # the seed: Lena bought a wooden kayak
+    assert scores["s2:1"] > 0
+    # it ranks above the statements that share no argument with any seed
+    assert scores["s2:1"] > scores.get("s1:4", 0.0) and scores["s2:1"] > scores.get("s2:2", 0.0)
+
+
+def test_weighted_seeds_are_exact(memory: Memory, space: str) -> None:
+    """The sum of single-seed GDS runs equals PageRank with the weighted seed vector,
+    computed here by power iteration on the same graph."""
+    memory.ingest(DATA / "ppr_conversation.json", space=space)
+    graph = memory.projections.graph_for(memory.store, space)
+    assert graph is not None
+    nodes = rows(memory.store, """
+        MATCH (n {space: $s}) WHERE n:EDU OR n:Argument
+        RETURN elementId(n) AS id, n:EDU AS is_edu ORDER BY id""", s=space)
+    index = {n["id"]: i for i, n in enumerate(nodes)}
+    edges = rows(memory.store, """
+        MATCH (a {space: $s})-[r:HAS_ARGUMENT|SYNONYM]->(b {space: $s})
+        RETURN elementId(a) AS a, elementId(b) AS b, coalesce(r.score, 1.0) AS w""", s=space)
+    size = len(nodes)
+    weights = np.zeros((size, size))
+    for e in edges:
+        weights[index[e["a"]], index[e["b"]]] += e["w"]
+        weights[index[e["b"]], index[e["a"]]] += e["w"]
+    out = weights.sum(axis=1, keepdims=True)
+    transition = np.divide(weights, out, out=np.zeros_like(weights), where=out > 0)
+    edus = [n["id"] for n in nodes if n["is_edu"]]
+    seeds = [{"element_id": edus[0], "weight": 0.8}, {"element_id": edus[3], "weight": 0.3},
+             {"element_id": edus[5], "weight": 0.05}]
+    personal = np.zeros(size)
+    for seed in seeds:
+        personal[index[seed["element_id"]]] = seed["weight"]
+    damping = 0.5
+    expected = personal.copy()
+    for _ in range(200):
+        expected = (1 - damping) * personal + damping * transition.T @ expected
+    got = personalized_pagerank(memory.store, graph, seeds, len(edus),
+                                PPRConfig(damping=damping, iterations=100, tolerance=1e-12))
+    by_element = {r["element_id"]: r["score"] for r in got}
+    for element in edus:
+        assert by_element[element] == pytest.approx(expected[index[element]], abs=1e-6)
+
+
+def test_projections_are_per_space_reused_replaced_and_dropped(memory: Memory,
+                                                               space: str) -> None:
+    other = space + "-other"
+    memory.ingest(SAMPLE, space=space)
+    memory.ingest(DATA / "ppr_conversation.json", space=other)
+    try:
+        first = memory.projections.graph_for(memory.store, space)
+        assert first is not None and first.startswith(f"{PREFIX}{space_tag(space)}-")
+        assert memory.projections.graph_for(memory.store, space) == first  # reused
+        [info] = rows(memory.store, "CALL gds.graph.list($g) YIELD nodeCount RETURN nodeCount",
+                      g=first)
+        [own] = rows(memory.store, "MATCH (n {space: $s}) WHERE n:EDU OR n:Argument "
+                                   "RETURN count(n) AS n", s=space)
+        assert info["nodeCount"] == own["n"]  # nothing of the other space entered
+        memory.ingest(DATA / "mini_locomo.json", space=space)  # the graph changes
+        second = memory.projections.graph_for(memory.store, space)
+        listed = {r["graph"] for r in memory.store.read("retrieve/ppr_list",
+                                                        prefix=f"{PREFIX}{space_tag(space)}-")}
+        assert second != first and listed == {second}  # the stale one was dropped
+        memory.delete_space(space)
+        assert memory.store.read("retrieve/ppr_list", prefix=f"{PREFIX}{space_tag(space)}-") == []
+    finally:
+        memory.delete_space(other)
+
+
+def test_projection_count_is_capped(memory: Memory, space: str) -> None:
+    from graphmem.retrieve.ppr import ProjectionCache
+
+    cache = ProjectionCache(capacity=1)
+    spaces = [space, space + "-b"]
+    try:
+        for name in spaces:
+            memory.ingest(SAMPLE, space=name)
+            cache.graph_for(memory.store, name)
+        assert len(memory.store.read("retrieve/ppr_list", prefix=PREFIX)) == 1
+    finally:
+        memory.delete_space(spaces[1])
+
+
+def test_emem_renders_dated_statements_with_speakers(memory: Memory, space: str) -> None:
+    memory.ingest(SAMPLE, space=space)
+    result = memory.search("What breed is Maya's dog?", space=space, strategy="emem",
+                           budget=1000)
+    assert len(result.hits) == 10  # K
+    texts = [h.text for h in result.hits]
+    assert "[18 March 2024] Maya: A three-year-old greyhound called Pepper." in texts
+    assert all(h.kind == "edu" and len(h.source_ids) == 1 for h in result.hits)
