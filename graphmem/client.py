@@ -73,7 +73,8 @@ class Memory:
         """The derived layers named by GRAPHMEM_INGEST_LAYERS."""
         from graphmem.ingest.edu_layer import EduLayer
 
-        known: dict[str, Any] = {"edus": lambda: EduLayer(self.embedder)}
+        llm = self.llm if self.settings.llm_ingest else None
+        known: dict[str, Any] = {"edus": lambda: EduLayer(self.embedder, llm)}
         chosen = [name.strip() for name in self.settings.ingest_layers.split(",") if name.strip()]
         unknown = [name for name in chosen if name not in known]
         if unknown:
@@ -137,7 +138,8 @@ class Memory:
             raise InputError("the budget must be a positive number of tokens", field="budget")
         chosen = get_strategy(name, **overrides)
         began = time.perf_counter()
-        context = RetrievalContext(self.store, self.embedder, self.projections)
+        llm = self.llm if self.settings.llm_retrieval else None
+        context = RetrievalContext(self.store, self.embedder, self.projections, llm)
         hits = chosen.search(context, question, space, budget)
         packed = pack(hits, budget)
         latency = (time.perf_counter() - began) * 1000

@@ -52,6 +52,8 @@ class Settings(BaseSettings):
     llm_max_tokens: int = 512
     llm_timeout: float = 120.0
     llm_max_attempts: int = 3
+    llm_ingest: bool = Field(default=True, description="use the LLM for ingestion steps")
+    llm_retrieval: bool = Field(default=True, description="use the LLM for retrieval steps")
 
     # --- ingestion ---
     ingest_layers: str = Field(default="edus",

@@ -18,6 +18,7 @@ from graphmem.ingest.edus import EDURecord, conversation_edus
 from graphmem.ingest.ids import conversation_id, session_id, turn_id
 from graphmem.models import ConversationRecord
 from graphmem.providers.embedder import Embedder
+from graphmem.providers.llm import LLM
 from graphmem.store import GraphStore, Tx
 
 SYNONYM_THRESHOLD = 0.9
@@ -41,6 +42,7 @@ class EduPayload:
     embeddings: list[dict[str, Any]] = field(default_factory=list)
     synonyms: list[dict[str, Any]] = field(default_factory=list)
     reused: int = 0
+    fallbacks: list[str] = field(default_factory=list)
 
 
 def synonym_pairs(new_ids: list[str], new_vectors: np.ndarray, all_ids: list[str],
@@ -71,8 +73,9 @@ def synonym_pairs(new_ids: list[str], new_vectors: np.ndarray, all_ids: list[str
 class EduLayer:
     name = "edus"
 
-    def __init__(self, embedder: Embedder) -> None:
+    def __init__(self, embedder: Embedder, llm: LLM | None = None) -> None:
         self.embedder = embedder
+        self.llm = llm
 
     def _hash(self, text: str) -> str:
         return hashlib.sha256(f"{self.embedder.name}\n{text}".encode()).hexdigest()[:24]
@@ -83,7 +86,7 @@ class EduLayer:
                                           for s in conv.sessions])
         texts: dict[str, str] = {}
         argument_texts: dict[str, str] = {}
-        for session, edus in conversation_edus(conv):
+        for session, edus in conversation_edus(conv, self.llm, payload.fallbacks):
             sid = session_id(space, conv.key, session.key)
             for order, edu in enumerate(edus):
                 eid = edu_id(space, conv.key, edu.key)
@@ -130,8 +133,11 @@ class EduLayer:
         return rows
 
     def counts(self, payload: EduPayload) -> dict[str, int]:
-        return {"edus": len(payload.edus), "arguments": len(payload.arguments),
-                "synonym pairs": len(payload.synonyms)}
+        counts = {"edus": len(payload.edus), "arguments": len(payload.arguments),
+                  "synonym pairs": len(payload.synonyms)}
+        if self.llm is not None:
+            counts["LLM fallbacks"] = len(payload.fallbacks)
+        return counts
 
     def write(self, tx: Tx, space: str, payload: EduPayload) -> None:
         edu_ids = [row["id"] for row in payload.edus]

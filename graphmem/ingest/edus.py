@@ -20,6 +20,7 @@ from typing import Any, Literal
 
 from graphmem.models import ConversationRecord, SessionRecord, TurnRecord
 from graphmem.nlp import nlp
+from graphmem.providers.llm import LLM, LLMError
 
 FIRST_PERSON = {"i": "", "me": "", "myself": "", "my": "'s", "mine": "'s"}
 SECOND_PERSON = {"you": "", "yourself": "", "your": "'s", "yours": "'s"}
@@ -180,8 +181,61 @@ def session_edus(session: SessionRecord, speakers: Sequence[str]) -> list[EDURec
     return edus
 
 
-def conversation_edus(conversation: ConversationRecord) -> Iterable[tuple[SessionRecord,
-                                                                          list[EDURecord]]]:
+def llm_session_edus(session: SessionRecord, speakers: Sequence[str],
+                     llm: LLM) -> list[EDURecord]:
+    """The EDUs of one session written by the LLM (one call), with LLM arguments (one call).
+    Raises :class:`LLMError` or ``ValueError`` when the reply cannot be used as it is."""
+    from graphmem.prompts import edu_extraction, event_arguments
+
+    turns = session.turns
+    names = [display_name(s) for s in speakers]
+    text = edu_extraction.render_session(
+        session.started_at, names, [(display_name(t.speaker), t.text) for t in turns])
+    reply = llm.structured(edu_extraction.TASK, edu_extraction.messages(text),
+                           edu_extraction.EDUExtraction)
+    edus: list[EDURecord] = []
+    for n, item in enumerate(reply.edus):
+        if any(not 0 <= i < len(turns) for i in item.source_turns):
+            raise ValueError(f"statement {n} cites a turn that does not exist")
+        sources = [turns[i] for i in sorted(set(item.source_turns))]
+        speaker = display_name(sources[0].speaker)
+        rendered = item.text
+        if item.kind == "chunk":
+            rendered = "\n".join(f"{display_name(t.speaker)}: {t.text}" for t in sources)
+        edus.append(EDURecord(key=f"{sources[0].source_id}~L{n}", kind=item.kind,
+                              text=item.text, rendered=rendered, speaker=speaker,
+                              source_ids=tuple(t.source_id for t in sources), arguments=()))
+    try:
+        found = llm.structured(event_arguments.TASK,
+                               event_arguments.messages([e.text for e in edus]),
+                               event_arguments.ArgumentExtraction)
+        by_index = {s.index: s for s in found.statements}
+    except LLMError:
+        by_index = {}
+    out = []
+    for i, edu in enumerate(edus):
+        if i in by_index:
+            args = tuple(dict.fromkeys(a.argument.strip().lower() for a in by_index[i].arguments
+                                       if a.argument.strip()))
+        else:
+            args = arguments_of(nlp()(edu.text)[:])
+        out.append(EDURecord(edu.key, edu.kind, edu.text, edu.rendered, edu.speaker,
+                             edu.source_ids, args))
+    return out
+
+
+def conversation_edus(conversation: ConversationRecord, llm: LLM | None = None,
+                      fallbacks: list[str] | None = None
+                      ) -> Iterable[tuple[SessionRecord, list[EDURecord]]]:
+    """EDUs of every session: by the LLM when one is given, else (or when its reply for a
+    session is unusable, which is recorded in ``fallbacks``) by the rules above."""
     speakers = conversation.speakers
     for session in conversation.sessions:
+        if llm is not None:
+            try:
+                yield session, llm_session_edus(session, speakers, llm)
+                continue
+            except (LLMError, ValueError) as exc:
+                if fallbacks is not None:
+                    fallbacks.append(f"{conversation.key}/{session.key}: {exc}")
         yield session, session_edus(session, speakers)

@@ -9,6 +9,9 @@ from typing import Any
 from graphmem.ingest.edus import arguments_of
 from graphmem.models import Hit
 from graphmem.nlp import nlp
+from graphmem.prompts import mentions as mentions_prompt
+from graphmem.prompts import relevance_filter
+from graphmem.providers.llm import LLMError
 from graphmem.retrieve.context import format_date
 from graphmem.retrieve.ppr import PPRConfig, ProjectionCache, personalized_pagerank
 from graphmem.retrieve.strategies import RetrievalContext, candidate_pool, native_datetime
@@ -73,10 +76,56 @@ class EMemSearch:
         vector = ctx.embedder.embed([question])[0]
         rows = ctx.store.read("retrieve/edus_vector", space=space, embedding=vector.tolist(),
                               k=pool, candidates=candidates)
-        kept = [row for row in rows if cosine(row["score"]) >= c.min_similarity]
+        kept = self._filter(ctx, question, rows)
         if not c.graph:
             return [edu_hit(row, cosine(row["score"])) for row in kept[:size]]
         return self._graph_search(ctx, question, space, kept, size, candidates)
+
+    def _filter(self, ctx: RetrievalContext, question: str,
+                rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """The recall-oriented filter: the LLM's choice when one is available (one call over
+        all candidates), else the similarity floor. An unusable LLM reply falls back too."""
+        if ctx.llm is not None and rows:
+            try:
+                reply = ctx.llm.structured(relevance_filter.TASK, relevance_filter.messages(
+                    question, [row["text"] for row in rows]), relevance_filter.FilterOutput)
+                keep = set(reply.keep)
+                return [row for i, row in enumerate(rows) if i in keep]
+            except LLMError:
+                pass
+        return [row for row in rows if cosine(row["score"]) >= self.config.min_similarity]
+
+    def _mentions(self, ctx: RetrievalContext, question: str) -> list[str]:
+        if ctx.llm is not None:
+            try:
+                reply = ctx.llm.structured(mentions_prompt.TASK, mentions_prompt.messages(question),
+                                           mentions_prompt.MentionsOutput)
+                found = [m.strip().lower() for m in reply.mentions if m.strip()]
+                if found:
+                    return list(dict.fromkeys(found))
+            except LLMError:
+                pass
+        return question_mentions(question)
+
+    def _argument_seeds(self, ctx: RetrievalContext, question: str,
+                        found: list[dict[str, Any]]) -> dict[str, float]:
+        c = self.config
+        if ctx.llm is not None and found:
+            try:
+                reply = ctx.llm.structured(relevance_filter.TASK, relevance_filter.messages(
+                    question, [f"{row['text']} (for '{row['mention']}')" for row in found]),
+                    relevance_filter.FilterOutput)
+                keep = set(reply.keep)
+                found = [row for i, row in enumerate(found) if i in keep]
+            except LLMError:
+                found = [r for r in found if cosine(r["score"]) >= c.min_argument_similarity]
+        else:
+            found = [r for r in found if cosine(r["score"]) >= c.min_argument_similarity]
+        best: dict[str, float] = {}
+        for row in found:
+            sim = max(cosine(row["score"]), 0.0)
+            best[row["element_id"]] = max(sim, best.get(row["element_id"], 0.0))
+        return dict(sorted(best.items(), key=lambda kv: -kv[1])[:c.max_argument_seeds])
 
     def _graph_search(self, ctx: RetrievalContext, question: str, space: str,
                       edus: list[dict[str, Any]], size: int, candidates: int) -> list[Hit]:
@@ -86,20 +135,14 @@ class EMemSearch:
         if graph is None:
             return []
         seeds = {row["element_id"]: max(cosine(row["score"]), 0.0) for row in edus[:c.k_edus]}
-        mentions = question_mentions(question)
+        mentions = self._mentions(ctx, question)
         if mentions:
             vectors = ctx.embedder.embed(mentions)
             found = ctx.store.read(
                 "retrieve/arguments_vector", space=space, k=c.k_arguments, candidates=candidates,
                 mentions=[{"text": m, "embedding": v.tolist()}
                           for m, v in zip(mentions, vectors, strict=True)])
-            best: dict[str, float] = {}
-            for row in found:
-                sim = cosine(row["score"])
-                if sim >= c.min_argument_similarity:
-                    best[row["element_id"]] = max(sim, best.get(row["element_id"], 0.0))
-            for element_id, sim in sorted(best.items(), key=lambda kv: -kv[1])[
-                    :c.max_argument_seeds]:
+            for element_id, sim in self._argument_seeds(ctx, question, found).items():
                 seeds[element_id] = seeds.get(element_id, 0.0) + sim
         weighted = [{"element_id": e, "weight": w} for e, w in seeds.items() if w > 0]
         rows = personalized_pagerank(ctx.store, graph, weighted, size, c.ppr)

@@ -21,6 +21,7 @@ from graphmem.retrieve.context import render_turn
 from graphmem.store import GraphStore
 
 if TYPE_CHECKING:
+    from graphmem.providers.llm import LLM
     from graphmem.retrieve.ppr import ProjectionCache
 
 _WORD = re.compile(r"\w+")
@@ -35,6 +36,7 @@ class RetrievalContext:
     store: GraphStore
     embedder: Embedder
     projections: ProjectionCache | None = None
+    llm: LLM | None = None
 
 
 class Strategy(Protocol):
