@@ -1,12 +1,15 @@
 // EMem-G: Personalized PageRank with weighted seeds, exactly. GDS 2.13 takes only unweighted
 // source nodes, and PageRank is linear in its personalization vector, so one run per seed is
 // made and the scores are summed with the seeds' weights. Returns the top EDUs.
-// Params: $graph, $seeds (list of {element_id, weight}), $damping, $iterations, $tolerance, $k.
+// Runs are single-threaded: on these small graphs thread hand-off costs more than it saves.
+// Params: $graph, $seeds (list of {element_id, weight}), $damping, $iterations, $tolerance,
+// $concurrency, $k.
 UNWIND $seeds AS seed
 MATCH (n) WHERE elementId(n) = seed.element_id
 CALL gds.pageRank.stream($graph, {sourceNodes: [n], dampingFactor: $damping,
                                   maxIterations: $iterations, tolerance: $tolerance,
-                                  relationshipWeightProperty: 'weight'})
+                                  relationshipWeightProperty: 'weight',
+                                  concurrency: $concurrency, logProgress: false})
 YIELD nodeId, score
 WITH nodeId, sum(score * seed.weight) AS score
 WITH gds.util.asNode(nodeId) AS edu, score

@@ -26,7 +26,7 @@ def retrieval_markdown(report: dict[str, Any]) -> str:
     for name, entry in strategies.items():
         cells = [name, *(_pct(entry["evidence_recall"][b]) for b in budgets),
                  str(entry["latency_ms"]["p50"]), str(entry["latency_ms"]["p95"]),
-                 str(entry["context_tokens_mean"])]
+                 f"{entry['context_tokens_mean'] or 0:.0f}"]
         if extra_session:
             cells += [_pct(entry["session_recall"][b]) for b in budgets]
         lines.append("| " + " | ".join(cells) + " |")

@@ -28,6 +28,7 @@ class PPRConfig:
     damping: float = 0.5  # HippoRAG 2's setting, which EMem-G follows
     iterations: int = 20
     tolerance: float = 1e-7
+    concurrency: int = 1
 
 
 class ProjectionCache:
@@ -81,4 +82,5 @@ def personalized_pagerank(store: GraphStore, graph: str, seeds: list[dict[str, A
     if not seeds:
         return []
     return store.read("retrieve/ppr_edus", graph=graph, seeds=seeds, damping=config.damping,
-                      iterations=config.iterations, tolerance=config.tolerance, k=k)
+                      iterations=config.iterations, tolerance=config.tolerance,
+                      concurrency=config.concurrency, k=k)

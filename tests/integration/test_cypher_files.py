@@ -226,7 +226,8 @@ def _ppr(store: GraphStore, space: str, memory: Memory) -> None:
     assert store.read("retrieve/ppr_list", prefix=name) == [{"graph": name}]
     seed = _edu_rows(store, space)[0]
     rows = store.read("retrieve/ppr_edus", graph=name, k=5, damping=0.5, iterations=20,
-                      tolerance=1e-7, seeds=[{"element_id": seed["element_id"], "weight": 1.0}])
+                      tolerance=1e-7, concurrency=1,
+                      seeds=[{"element_id": seed["element_id"], "weight": 1.0}])
     assert rows[0]["id"] == seed["id"] and len(rows) == 5
     assert store.write("retrieve/ppr_drop", graph=name) == [{"graph": name}]
     assert store.read("retrieve/ppr_list", prefix=name) == []

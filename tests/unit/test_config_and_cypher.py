@@ -39,7 +39,7 @@ def test_cypher_takes_values_only_as_parameters(name: str) -> None:
         code = "\n".join(line.split("//")[0] for line in statement.splitlines())
         assert not re.search(r"\{\w*\}|%s|%\(", code), f"{name}: formatting placeholder"
         for literal in re.findall(r"'([^']*)'", code):
-            assert re.fullmatch(r"[a-z_.]*|>", literal), f"{name}: {literal!r}"
+            assert re.fullmatch(r"[a-z_.]*|>|\*", literal), f"{name}: {literal!r}"
 
 
 def test_unknown_names_are_refused() -> None:
