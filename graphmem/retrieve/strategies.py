@@ -138,6 +138,9 @@ RECIPES: dict[str, Callable[[], Strategy]] = {
     "turns-vector": lambda: TurnSearch("turns-vector", TurnSearchConfig(bm25=False)),
     "emem": lambda: _emem("emem"),
     "emem-g": lambda: _emem("emem-g", graph=True),
+    # ours: the same statements, but as many as the budget holds instead of at most ten
+    "emem-fill": lambda: _emem("emem-fill", k=None),
+    "emem-g-fill": lambda: _emem("emem-g-fill", graph=True, k=None),
 }
 
 
