@@ -66,8 +66,11 @@ def sample(questions: list[Question], limit: int | None, seed: int) -> list[Ques
 
 def space_prefix(dataset: Dataset, data: Path, memory: Memory) -> str:
     digest = hashlib.sha256(data.read_bytes())
-    layers = memory.settings.ingest_layers.replace(" ", "")
-    digest.update(f"{memory.embedder.name}|{INGEST_VERSION}|{layers}".encode())
+    settings = memory.settings
+    layers = settings.ingest_layers.replace(" ", "")
+    writer = (f"llm:{settings.llm_model}" if settings.llm_configured and settings.llm_ingest
+              else "rules")  # spaces written by an LLM are not reused for a rules-only run
+    digest.update(f"{memory.embedder.name}|{INGEST_VERSION}|{layers}|{writer}".encode())
     return f"eval-{dataset}-{digest.hexdigest()[:10]}"
 
 

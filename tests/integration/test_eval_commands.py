@@ -87,7 +87,8 @@ def test_eval_with_llm_scores_answers(tmp_path: Path, cleanup: None,
                      ('{"answer": "Bergen"}', "stop"),
                      ('{"reasoning": "differs", "verdict": "WRONG"}', "stop")]
     out = tmp_path / "qa.json"
-    env = {"GRAPHMEM_LLM_BASE_URL": server.url, "GRAPHMEM_LLM_MODEL": f"s-{uuid.uuid4().hex}"}
+    env = {"GRAPHMEM_LLM_BASE_URL": server.url, "GRAPHMEM_LLM_MODEL": f"s-{uuid.uuid4().hex}",
+           "GRAPHMEM_LLM_INGEST": "false", "GRAPHMEM_LLM_RETRIEVAL": "false"}  # QA only
     try:
         code, text = run("eval", "locomo", "--data", str(DATA / "mini_locomo.json"), "--llm",
                          "--budgets", "1000", "--out", str(out), env=env)
