@@ -26,7 +26,7 @@ class EMemConfig:
     graph: bool = False  # EMem-G
     k_arguments: int = 10  # K_a: arguments per question mention
     max_argument_seeds: int = 30
-    min_argument_similarity: float = 0.0
+    min_argument_similarity: float = 0.5  # measured: same recall as 0, fewer PPR seeds
     ppr: PPRConfig = field(default_factory=PPRConfig)
     oversample: float = 1.5
 
