@@ -110,17 +110,18 @@ class EMemSearch:
     def _argument_seeds(self, ctx: RetrievalContext, question: str,
                         found: list[dict[str, Any]]) -> dict[str, float]:
         c = self.config
+        chosen: list[dict[str, Any]] | None = None
         if ctx.llm is not None and found:
             try:
                 reply = ctx.llm.structured(relevance_filter.TASK, relevance_filter.messages(
                     question, [f"{row['text']} (for '{row['mention']}')" for row in found]),
                     relevance_filter.FilterOutput)
-                keep = set(reply.keep)
-                found = [row for i, row in enumerate(found) if i in keep]
+                chosen = [row for i, row in enumerate(found) if i in set(reply.keep)]
             except LLMError:
-                found = [r for r in found if cosine(r["score"]) >= c.min_argument_similarity]
-        else:
-            found = [r for r in found if cosine(r["score"]) >= c.min_argument_similarity]
+                chosen = None  # the similarity floor below decides instead
+        if chosen is None:
+            chosen = [r for r in found if cosine(r["score"]) >= c.min_argument_similarity]
+        found = chosen
         best: dict[str, float] = {}
         for row in found:
             sim = max(cosine(row["score"]), 0.0)
