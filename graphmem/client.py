@@ -72,9 +72,11 @@ class Memory:
     def layers(self) -> list[Layer]:
         """The derived layers named by GRAPHMEM_INGEST_LAYERS."""
         from graphmem.ingest.edu_layer import EduLayer
+        from graphmem.ingest.event_layer import EventLayer
 
         llm = self.llm if self.settings.llm_ingest else None
-        known: dict[str, Any] = {"edus": lambda: EduLayer(self.embedder, llm)}
+        known: dict[str, Any] = {"edus": lambda: EduLayer(self.embedder, llm),
+                                 "events": lambda: EventLayer(self.embedder, llm)}
         chosen = [name.strip() for name in self.settings.ingest_layers.split(",") if name.strip()]
         unknown = [name for name in chosen if name not in known]
         if unknown:

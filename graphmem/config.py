@@ -56,7 +56,7 @@ class Settings(BaseSettings):
     llm_retrieval: bool = Field(default=True, description="use the LLM for retrieval steps")
 
     # --- ingestion ---
-    ingest_layers: str = Field(default="edus",
+    ingest_layers: str = Field(default="edus,events",
                                description="derived layers written with the turns, comma-separated")
     max_turn_chars: int = 50_000
     write_batch_size: int = 500

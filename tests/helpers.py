@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import json
 import threading
+from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from typing import Any
 
 TESTS = Path(__file__).parent
 DATA = TESTS / "data"
@@ -13,10 +15,12 @@ SAMPLE = TESTS.parent / "graphmem" / "data" / "sample_conversation.json"
 
 
 class ScriptedServer:
-    """Answers each POST with the next scripted (content, finish_reason); records requests."""
+    """Answers each POST with the next scripted (content, finish_reason), or, when
+    ``responder`` is set, with what it returns for the request body; records requests."""
 
     def __init__(self) -> None:
         self.script: list[tuple[str, str]] = []
+        self.responder: Callable[[dict[str, Any]], tuple[str, str]] | None = None
         self.requests: list[dict[str, object]] = []
         outer = self
 
@@ -24,7 +28,10 @@ class ScriptedServer:
             def do_POST(self) -> None:
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
                 outer.requests.append(body)
-                content, finish = outer.script.pop(0) if outer.script else ("{}", "stop")
+                if outer.responder is not None:
+                    content, finish = outer.responder(body)
+                else:
+                    content, finish = outer.script.pop(0) if outer.script else ("{}", "stop")
                 payload = {
                     "id": "x", "object": "chat.completion", "created": 0, "model": body["model"],
                     "choices": [{"index": 0, "finish_reason": finish,

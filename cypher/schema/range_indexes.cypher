@@ -8,3 +8,7 @@ CREATE INDEX speaker_space IF NOT EXISTS FOR (n:Speaker) ON (n.space);
 CREATE INDEX edu_space IF NOT EXISTS FOR (n:EDU) ON (n.space);
 CREATE INDEX edu_conversation IF NOT EXISTS FOR (n:EDU) ON (n.space, n.conversation_id);
 CREATE INDEX argument_space IF NOT EXISTS FOR (n:Argument) ON (n.space);
+CREATE INDEX event_space IF NOT EXISTS FOR (n:Event) ON (n.space);
+CREATE INDEX event_chain IF NOT EXISTS FOR (n:Event) ON (n.conversation_id, n.seq);
+CREATE INDEX boundary_space IF NOT EXISTS FOR (n:Boundary) ON (n.space);
+CREATE INDEX boundary_conversation IF NOT EXISTS FOR (n:Boundary) ON (n.space, n.conversation_id);

@@ -8,3 +8,9 @@ OPTIONS {indexConfig: {`vector.dimensions`: 384, `vector.similarity_function`: '
 CREATE VECTOR INDEX argument_embedding IF NOT EXISTS
 FOR (n:Argument) ON (n.embedding)
 OPTIONS {indexConfig: {`vector.dimensions`: 384, `vector.similarity_function`: 'cosine'}};
+CREATE VECTOR INDEX event_embedding IF NOT EXISTS
+FOR (n:Event) ON (n.embedding)
+OPTIONS {indexConfig: {`vector.dimensions`: 384, `vector.similarity_function`: 'cosine'}};
+CREATE VECTOR INDEX boundary_embedding IF NOT EXISTS
+FOR (n:Boundary) ON (n.embedding)
+OPTIONS {indexConfig: {`vector.dimensions`: 384, `vector.similarity_function`: 'cosine'}};

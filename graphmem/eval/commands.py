@@ -91,18 +91,55 @@ def eval_longmemeval(data: Path, strategy: tuple[str, ...], budgets: list[int],
 @click.option("--data", type=DATA, required=True, help="A .jsonl file of dialogues.")
 @click.option("--method", multiple=True,
               help=f"Repeat for several; options as NAME:q=0.2,context=1. Known: {METHODS}")
+@click.option("--limit", type=click.IntRange(min=1), default=None,
+              help="Only the first N dialogues (for slow LLM runs).")
 @click.option("--out", type=OUT, required=True)
 @friendly_errors
-def eval_segmentation(data: Path, method: tuple[str, ...], out: Path) -> None:
-    """Dialogue topic segmentation: Pk, WindowDiff, boundary F1 and Score."""
+def eval_segmentation(data: Path, method: tuple[str, ...], limit: int | None, out: Path) -> None:
+    """Dialogue topic segmentation: Pk, WindowDiff, boundary F1 and Score.
+
+    esmem-llm uses the LLM that GRAPHMEM_LLM_* configure."""
     from graphmem.config import Settings
     from graphmem.eval.segmenters import run_segmentation_eval
     from graphmem.providers.embedder import SentenceTransformerEmbedder
+    from graphmem.providers.llm import OpenAICompatibleLLM
 
-    embedder = SentenceTransformerEmbedder.from_settings(Settings())
-    report = run_segmentation_eval(data, method or ("minilm-adjacent",), embedder)
+    settings = Settings()
+    embedder = SentenceTransformerEmbedder.from_settings(settings)
+    llm = OpenAICompatibleLLM(settings) if settings.llm_configured else None
+    report = run_segmentation_eval(data, method or ("minilm-adjacent",), embedder, llm, limit)
+    if llm is not None:
+        report["llm"] = {"model": llm.model, "usage": {
+            task: vars(usage) for task, usage in llm.usage().items()}}
     for path in write_report(report, out):
         click.echo(f"wrote {path}")
     for name, m in report["methods"].items():
         click.echo(f"{name}: Pk {m['pk']:.3f} WD {m['wd']:.3f} F1 {m['f1']:.3f} "
                    f"Score {m['score']:.3f}")
+
+
+@eval_group.command("calibrate-segmenter")
+@click.option("--data", type=DATA, required=True,
+              help="Training dialogues (.jsonl), e.g. tiage_train.jsonl. Never a dev/test split.")
+@click.option("--q", type=click.FloatRange(0.0, 1.0), default=0.35, show_default=True,
+              help="Stage 1 quantile whose candidates the model learns to sort.")
+@click.option("--out", type=OUT, default=None,
+              help="Where to write the model (default: the one graphmem ships).")
+@friendly_errors
+def calibrate_segmenter(data: Path, q: float, out: Path | None) -> None:
+    """Fit ES-Mem's LLM-free Stage 2 (the boundary model) and its threshold."""
+    import json
+
+    from graphmem.config import Settings
+    from graphmem.eval.calibration import calibrate
+    from graphmem.ingest.boundary_model import FEATURES, MODEL_PATH
+    from graphmem.ingest.segmentation import SegmentationConfig
+    from graphmem.providers.embedder import SentenceTransformerEmbedder
+
+    embedder = SentenceTransformerEmbedder.from_settings(Settings())
+    model, score = calibrate(data, embedder, SegmentationConfig(q=q))
+    target = out or MODEL_PATH
+    target.write_text(json.dumps(model.to_json(), indent=1) + "\n", encoding="utf-8")
+    click.echo(f"wrote {target}: threshold {model.threshold}, training Score {score:.3f}")
+    for name, weight in zip(FEATURES, model.weights, strict=True):
+        click.echo(f"  {name:>18} {weight:+.3f}")

@@ -1,7 +1,12 @@
 """Segmentation methods that `graphmem eval segmentation` can run, by name.
 
 A method maps a dialogue (its utterances) to predicted boundaries. Names may carry options:
-``minilm-adjacent:q=0.2,context=2``.
+``minilm-adjacent:q=0.2,context=2``, ``esmem:q=0.5,tau=0.7``.
+
+- ``minilm-adjacent``: the baseline, similarity of adjacent raw turns below a quantile;
+- ``esmem-stage1``: ES-Mem's topic mutual information alone (every candidate is a cut);
+- ``esmem``: both stages, Stage 2 by the calibrated LLM-free boundary model;
+- ``esmem-llm``: both stages with the configured LLM (topics and intent labels).
 """
 
 from __future__ import annotations
@@ -13,8 +18,10 @@ from typing import Any
 
 import numpy as np
 
-from graphmem.errors import UnknownStrategyError
+from graphmem.errors import ConfigurationError, UnknownStrategyError
+from graphmem.ingest.segmentation import SegmentationConfig, segment
 from graphmem.providers.embedder import Embedder
+from graphmem.providers.llm import LLM
 
 Segmenter = Callable[[Sequence[str]], list[int]]
 
@@ -52,29 +59,56 @@ def parse_method(spec: str) -> tuple[str, dict[str, float]]:
     return name, options
 
 
-def get_segmenter(spec: str, embedder: Embedder) -> Segmenter:
+@dataclass(frozen=True)
+class EventSegmenter:
+    """ES-Mem segmentation of one dialogue (as one session)."""
+
+    embedder: Embedder
+    config: SegmentationConfig
+    llm: LLM | None = None
+
+    def __call__(self, utterances: Sequence[str]) -> list[int]:
+        return segment(list(utterances), self.embedder, self.config, self.llm).boundaries
+
+
+def _esmem_config(options: dict[str, float], refine: bool) -> SegmentationConfig:
+    rules_tau = options.get("tau_rules")
+    return SegmentationConfig(q=options.get("q", 0.35), context=int(options.get("context", 2)),
+                              tau=options.get("tau", 0.75), refine=refine,
+                              tau_rules=rules_tau)
+
+
+def get_segmenter(spec: str, embedder: Embedder, llm: LLM | None = None) -> Segmenter:
     name, options = parse_method(spec)
     if name == "minilm-adjacent":
         return AdjacentSimilarity(embedder, q=options.get("q", 0.35),
                                   context=int(options.get("context", 1)))
-    raise UnknownStrategyError(f"unknown segmentation method {name!r}; choose minilm-adjacent")
+    if name in {"esmem", "esmem-stage1"}:
+        return EventSegmenter(embedder, _esmem_config(options, refine=name == "esmem"))
+    if name == "esmem-llm":
+        if llm is None:
+            raise ConfigurationError("method esmem-llm needs an LLM: set GRAPHMEM_LLM_BASE_URL "
+                                     "(and GRAPHMEM_LLM_MODEL)")
+        return EventSegmenter(embedder, _esmem_config(options, refine=True), llm)
+    raise UnknownStrategyError(
+        f"unknown segmentation method {name!r}; choose from {', '.join(METHODS)}")
 
 
-METHODS = ("minilm-adjacent",)
+METHODS = ("minilm-adjacent", "esmem-stage1", "esmem", "esmem-llm")
 
 
-def run_segmentation_eval(data: Path, methods: Sequence[str],
-                          embedder: Embedder) -> dict[str, Any]:
+def run_segmentation_eval(data: Path, methods: Sequence[str], embedder: Embedder,
+                          llm: LLM | None = None, limit: int | None = None) -> dict[str, Any]:
     from tqdm import tqdm
 
     from graphmem.eval.datasets import segmentation_dialogues
     from graphmem.eval.segmentation import evaluate
 
-    dialogues = segmentation_dialogues(data)
+    dialogues = segmentation_dialogues(data)[:limit]
     report: dict[str, Any] = {"data": str(data), "methods": {}}
-    for spec in methods:
-        segment = get_segmenter(spec, embedder)
-        pairs = [(d.boundaries, segment(d.utterances), len(d.utterances))
+    segmenters = {spec: get_segmenter(spec, embedder, llm) for spec in methods}  # fail early
+    for spec, method in segmenters.items():
+        pairs = [(d.boundaries, method(d.utterances), len(d.utterances))
                  for d in tqdm(dialogues, desc=spec, unit="dialogue")]
         scores = evaluate(pairs)
         report["methods"][spec] = {"pk": round(scores.pk, 4), "wd": round(scores.wd, 4),

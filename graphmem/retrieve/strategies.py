@@ -132,6 +132,12 @@ def _emem(name: str, **config: Any) -> Strategy:
     return EMemSearch(name, EMemConfig(**config))
 
 
+def _esmem(name: str, **config: Any) -> Strategy:
+    from graphmem.retrieve.esmem import ESMemConfig, ESMemSearch
+
+    return ESMemSearch(name, ESMemConfig(**config))
+
+
 RECIPES: dict[str, Callable[[], Strategy]] = {
     "turns": lambda: TurnSearch("turns", TurnSearchConfig()),
     "turns-bm25": lambda: TurnSearch("turns-bm25", TurnSearchConfig(vector=False)),
@@ -141,6 +147,9 @@ RECIPES: dict[str, Callable[[], Strategy]] = {
     # ours: the same statements, but as many as the budget holds instead of at most ten
     "emem-fill": lambda: _emem("emem-fill", k=None),
     "emem-g-fill": lambda: _emem("emem-g-fill", graph=True, k=None),
+    "esmem": lambda: _esmem("esmem"),
+    # ours: as many ranked events as the budget holds instead of the paper's top 10
+    "esmem-fill": lambda: _esmem("esmem-fill", top_k=None),
 }
 
 

@@ -233,6 +233,88 @@ def _ppr(store: GraphStore, space: str, memory: Memory) -> None:
     assert store.read("retrieve/ppr_list", prefix=name) == []
 
 
+def _raw(store: GraphStore, query: str, **params: Any) -> list[dict[str, Any]]:
+    """A check written in the test itself (not one of graphmem's statements)."""
+    with store.driver.session(database=store.database) as session:
+        return [r.data() for r in session.run(query, params)]  # type: ignore[arg-type]
+
+
+def _events(store: GraphStore, space: str) -> list[dict[str, Any]]:
+    return store.read("ingest/conversation_events", space=space,
+                      conversation_id=conversation_id(space, KEY), context=2)
+
+
+@case("ingest/conversation_events")
+def _conversation_events(store: GraphStore, space: str, memory: Memory) -> None:
+    rows = _events(store, space)
+    assert len(rows) >= 3  # at least one event per session
+    assert [r["session_id"] for r in rows] == sorted(r["session_id"] for r in rows)
+    assert all(r["boundary_id"] == f"{r['id']}/boundary" for r in rows)
+    assert all(1 <= len(r["first_turns"]) <= 2 and r["embedded_hash"] for r in rows)
+    assert rows[0]["first_turns"][0]["text"].startswith("Hi Jonas!")
+    assert rows[0]["first_turns"][0]["id"] == turn_id(space, KEY, "s1:1")
+    assert store.read("ingest/conversation_events", space="elsewhere",
+                      conversation_id=conversation_id(space, KEY), context=2) == []
+
+
+@case("ingest/merge_events")
+@case("ingest/set_event_embeddings")
+def _merge_events(store: GraphStore, space: str, memory: Memory) -> None:
+    sid = session_id(space, KEY, "s3")
+    row = {"id": f"{sid}/event/extra", "session_id": sid,
+           "conversation_id": conversation_id(space, KEY), "order": 99, "name": "mugs",
+           "summary": "mugs; kiln", "topics": ["mugs"], "keywords": ["mug", "kiln"],
+           "source_ids": ["s3:1"], "source_turn_ids": [turn_id(space, KEY, "s3:1")],
+           "started_at": None, "date_text": None}
+    assert store.write("ingest/merge_events", space=space, events=[row]) == [{"events": 1}]
+    assert store.write("ingest/merge_events", space="elsewhere", events=[row]) == [{"events": 0}]
+    rows = [{"id": row["id"], "embedding": vector(memory, "mugs"), "embedded_hash": "h"}]
+    assert store.write("ingest/set_event_embeddings", space=space, rows=rows) == [{"embedded": 1}]
+    assert store.write("ingest/set_event_embeddings", space="elsewhere",
+                       rows=rows) == [{"embedded": 0}]
+
+
+@case("ingest/merge_boundaries")
+@case("ingest/prune_events")
+@case("ingest/link_events")
+def _boundaries_prune_link(store: GraphStore, space: str, memory: Memory) -> None:
+    rows = _events(store, space)
+    first, second = rows[0], rows[1]
+    boundary = {"id": second["boundary_id"], "conversation_id": conversation_id(space, KEY),
+                "opens": second["id"], "kind": "topic", "name": "→ test",
+                "description": "a new description", "p_eb": 0.9,
+                "source_turn_ids": [first["last_turns"][-1]["id"]]}
+    assert store.write("ingest/merge_boundaries", space=space,
+                       boundaries=[boundary]) == [{"boundaries": 1}]
+    assert _raw(store, "MATCH (b:Boundary {id: $id})-[:FROM_TURN]->(t) RETURN t.id AS id",
+                id=boundary["id"]) == [{"id": first["last_turns"][-1]["id"]}]
+    # prune: keep only the first session's events; the rest of the conversation's boundaries go
+    keep = [r["id"] for r in rows if r["session_id"] == first["session_id"]]
+    store.write("ingest/prune_events", space=space, conversation_id=conversation_id(space, KEY),
+                session_ids=[r["session_id"] for r in rows], keep_events=keep,
+                keep_boundaries=[f"{e}/boundary" for e in keep], event_turns=[])
+    left = _events(store, space)
+    assert [r["id"] for r in left] == keep
+    [chain] = store.write("ingest/link_events", space=space,
+                          conversation_id=conversation_id(space, KEY))
+    assert chain["events"] == len(keep)
+
+
+@case("retrieve/esmem")
+def _esmem(store: GraphStore, space: str, memory: Memory) -> None:
+    rows = store.read("retrieve/esmem", space=space, embedding=vector(memory, "a greyhound"),
+                      k=2, candidates=20_000, w=0, alpha=0.7, limit=10)
+    assert 1 <= len(rows) <= 2  # w = 0: only the anchored events themselves
+    assert all(r["turns"] and r["score"] == pytest.approx(0.7 * r["s_sum"] + 0.3 * r["s_ctx"])
+               for r in rows)
+    assert any("greyhound" in t["text"] for r in rows for t in r["turns"])
+    wide = store.read("retrieve/esmem", space=space, embedding=vector(memory, "a greyhound"),
+                      k=2, candidates=20_000, w=3, alpha=0.7, limit=100)
+    assert len(wide) > len(rows)
+    assert store.read("retrieve/esmem", space="elsewhere", embedding=vector(memory, "greyhound"),
+                      k=2, candidates=20_000, w=3, alpha=0.7, limit=10) == []
+
+
 def test_every_cypher_file_has_a_case() -> None:
     assert sorted(CASES) == sorted(cypher.names())
 

@@ -1,0 +1,243 @@
+"""The ES-Mem layer of the graph: events, their summaries and the boundaries between them.
+
+Each session is segmented into events (:mod:`graphmem.ingest.segmentation`). An event keeps
+the topics and keywords of its turns as its summary (level 2 of ES-Mem's memory) and links
+to the turns themselves (level 3). A boundary opens every event (level 1): a description of
+the change from the event before it (the last one of the previous session at a session start)
+to this one, embedded as a retrieval anchor. Events are chained in time across the whole
+conversation (``NEXT_EVENT``, ``seq``), so boundaries of sessions already stored are
+re-described when a session is inserted before them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from itertools import pairwise
+from typing import Any
+from urllib.parse import quote
+
+from graphmem.ingest.ids import conversation_id, session_id, turn_id
+from graphmem.ingest.segmentation import DEFAULT, SegmentationConfig, TurnTopic, segment
+from graphmem.models import ConversationRecord, SessionRecord, TurnRecord
+from graphmem.prompts import boundary_description
+from graphmem.providers.embedder import Embedder
+from graphmem.providers.llm import LLM, LLMError
+from graphmem.retrieve.context import format_date
+from graphmem.store import GraphStore, Tx
+
+CUT_CONTEXT = 4  # turns each side of a cut given to the boundary description
+SUMMARY_KEYWORDS = 12
+SUMMARY_TOPICS = 6
+
+
+def event_id(space: str, conversation: str, session: str, first_source_id: str) -> str:
+    return f"{session_id(space, conversation, session)}/event/{quote(first_source_id, safe='')}"
+
+
+def turn_line(turn: TurnRecord) -> str:
+    return _line({"speaker": turn.speaker, "text": turn.text, "image_caption": turn.image_caption})
+
+
+def _line(turn: dict[str, Any]) -> str:
+    line = f"{turn['speaker']}: {turn['text']}"
+    caption = turn.get("image_caption")
+    return f"{line} [shares an image: {caption}]" if caption else line
+
+
+def summarise(topics: Sequence[TurnTopic]) -> tuple[list[str], list[str], str]:
+    """An event's topics (distinct, in order), its keywords (most frequent first) and the
+    summary text built from both."""
+    distinct = list(dict.fromkeys(t.topic for t in topics if t.topic))[:SUMMARY_TOPICS]
+    counts = Counter(k for t in topics for k in t.keywords)
+    words = [k for k, _ in counts.most_common(SUMMARY_KEYWORDS)]
+    text = "; ".join(distinct)
+    if words:
+        text = f"{text}. Keywords: {', '.join(words)}" if text else f"Keywords: {', '.join(words)}"
+    return distinct, words, text
+
+
+@dataclass
+class _EventView:
+    """One event of the conversation in time order, new or already stored."""
+
+    id: str
+    session_id: str
+    started_at: datetime | None
+    session_index: int
+    order: int
+    summary: str
+    topics: list[str]
+    date_text: str | None
+    first_lines: list[str]
+    last_lines: list[str]
+    first_turn_ids: list[str] = field(default_factory=list)
+    last_turn_ids: list[str] = field(default_factory=list)
+    p_eb: float | None = None
+
+    def sort_key(self) -> tuple[bool, float, int, int]:
+        stamp = self.started_at.timestamp() if self.started_at is not None else 0.0
+        return (self.started_at is None, stamp, self.session_index, self.order)
+
+
+@dataclass
+class EventPayload:
+    conversation_id: str
+    session_ids: list[str]
+    events: list[dict[str, Any]] = field(default_factory=list)
+    boundaries: list[dict[str, Any]] = field(default_factory=list)
+    embeddings: list[dict[str, Any]] = field(default_factory=list)
+    reused: int = 0
+    fallbacks: list[str] = field(default_factory=list)
+
+
+def rule_description(before: _EventView | None, after: _EventView, cut_lines: Sequence[str]) -> str:
+    """The LLM-free boundary text: what ended, what began, and the turns at the cut."""
+    day = format_date(after.started_at) or after.date_text or ""
+    if before is None:
+        opening = f"The conversation begins{' on ' + day if day else ''}"
+    elif before.session_id != after.session_id:
+        opening = f"A new session begins{' on ' + day if day else ''} after talk of " \
+                  f"{before.summary or 'other things'}"
+    else:
+        opening = f"Talk of {before.summary or 'earlier things'} ends"
+    return f"{opening}. It turns to {after.summary or 'something new'}. " \
+           f"At the change: {' / '.join(cut_lines)}"
+
+
+class EventLayer:
+    name = "events"
+
+    def __init__(self, embedder: Embedder, llm: LLM | None = None,
+                 config: SegmentationConfig = DEFAULT) -> None:
+        self.embedder = embedder
+        self.llm = llm
+        self.config = config
+
+    def _hash(self, text: str) -> str:
+        return hashlib.sha256(f"{self.embedder.name}\n{text}".encode()).hexdigest()[:24]
+
+    def prepare(self, store: GraphStore, space: str, conv: ConversationRecord) -> EventPayload:
+        cid = conversation_id(space, conv.key)
+        payload = EventPayload(cid, [session_id(space, conv.key, s.key) for s in conv.sessions])
+        stored = store.read("ingest/conversation_events", space=space, conversation_id=cid,
+                            context=CUT_CONTEXT)
+        known = {row["id"]: row["embedded_hash"] for row in stored}
+        known.update({row["boundary_id"]: row["boundary_hash"] for row in stored
+                      if row["boundary_id"]})
+        views = [self._stored_view(row) for row in stored
+                 if row["session_id"] not in set(payload.session_ids)]
+        for session in conv.sessions:
+            views.extend(self._session_events(space, conv.key, session, payload))
+        views.sort(key=_EventView.sort_key)
+        texts: dict[str, str] = {row["id"]: row["summary"] for row in payload.events}
+        for i, view in enumerate(views):
+            before = views[i - 1] if i else None
+            boundary = self._boundary(cid, before, view, payload.fallbacks)
+            payload.boundaries.append(boundary)
+            texts[boundary["id"]] = boundary["description"]
+        todo = [i for i, text in texts.items() if known.get(i) != self._hash(text)]
+        payload.reused = len(texts) - len(todo)
+        for start in range(0, len(todo), 256):
+            batch = todo[start : start + 256]
+            vectors = self.embedder.embed([texts[i] for i in batch])
+            payload.embeddings.extend(
+                {"id": i, "embedding": v.tolist(), "embedded_hash": self._hash(texts[i])}
+                for i, v in zip(batch, vectors, strict=True))
+        return payload
+
+    @staticmethod
+    def _stored_view(row: dict[str, Any]) -> _EventView:
+        started = row["started_at"]
+        native = started.to_native() if hasattr(started, "to_native") else started
+        return _EventView(row["id"], row["session_id"], native, int(row["session_index"] or 0),
+                          int(row["order"]), row["summary"] or "", list(row["topics"] or []),
+                          row["date_text"], [_line(t) for t in row["first_turns"]],
+                          [_line(t) for t in row["last_turns"]],
+                          [t["id"] for t in row["first_turns"]],
+                          [t["id"] for t in row["last_turns"]], row["p_eb"])
+
+    def _session_events(self, space: str, conv_key: str, session: SessionRecord,
+                        payload: EventPayload) -> list[_EventView]:
+        turns = list(session.turns)
+        if not turns:
+            return []
+        sid = session_id(space, conv_key, session.key)
+        texts = [t.text + (f" [image: {t.image_caption}]" if t.image_caption else "")
+                 for t in turns]
+        result = segment(texts, self.embedder, self.config, self.llm)
+        payload.fallbacks.extend(f"{conv_key}/{session.key} {note}" for note in result.notes)
+        starts = [0, *result.boundaries, len(turns)]
+        views = []
+        for order, (a, b) in enumerate(pairwise(starts)):
+            span = turns[a:b]
+            topics, words, summary = summarise(result.topics[a:b])
+            eid = event_id(space, conv_key, session.key, span[0].source_id)
+            turn_ids = [turn_id(space, conv_key, t.source_id) for t in span]
+            name = (topics[0] if topics else (words[0] if words else "event"))[:40]
+            payload.events.append({
+                "id": eid, "session_id": sid, "conversation_id": payload.conversation_id,
+                "order": order, "name": name, "summary": summary, "topics": topics,
+                "keywords": words, "source_ids": [t.source_id for t in span],
+                "source_turn_ids": turn_ids, "started_at": session.started_at,
+                "date_text": session.date_text})
+            lines = [turn_line(t) for t in span]
+            views.append(_EventView(
+                eid, sid, session.started_at, session.index, order, summary, topics,
+                session.date_text, lines[:CUT_CONTEXT], lines[-CUT_CONTEXT:],
+                turn_ids[:CUT_CONTEXT], turn_ids[-CUT_CONTEXT:],
+                result.p_eb.get(a) if a else None))
+        return views
+
+    def _boundary(self, cid: str, before: _EventView | None, after: _EventView,
+                  fallbacks: list[str]) -> dict[str, Any]:
+        cut_lines = [*(before.last_lines if before else []), *after.first_lines]
+        if before is None:
+            kind = "conversation_start"
+        elif before.session_id != after.session_id:
+            kind = "session_start"
+        else:
+            kind = "topic"
+        description = None
+        if self.llm is not None:
+            try:
+                reply = self.llm.structured(
+                    boundary_description.TASK,
+                    boundary_description.messages(before.summary if before else "",
+                                                  after.summary, cut_lines),
+                    boundary_description.BoundaryOutput)
+                description = reply.description.strip()
+            except LLMError as exc:
+                fallbacks.append(f"boundary before {after.id}: {exc}")
+        description = description or rule_description(before, after, cut_lines)
+        turn_ids = [*(before.last_turn_ids if before else []), *after.first_turn_ids]
+        label = after.topics[0] if after.topics else "event"
+        return {"id": f"{after.id}/boundary", "conversation_id": cid, "opens": after.id,
+                "kind": kind, "name": f"→ {label}"[:42], "description": description,
+                "p_eb": after.p_eb, "source_turn_ids": turn_ids}
+
+    def counts(self, payload: EventPayload) -> dict[str, int]:
+        counts = {"events": len(payload.events), "boundaries": len(payload.boundaries)}
+        if self.llm is not None:
+            counts["event LLM fallbacks"] = len(payload.fallbacks)
+        return counts
+
+    def write(self, tx: Tx, space: str, payload: EventPayload) -> None:
+        tx.run("ingest/prune_events", space=space, conversation_id=payload.conversation_id,
+               session_ids=payload.session_ids,
+               keep_events=[row["id"] for row in payload.events],
+               keep_boundaries=[row["id"] for row in payload.boundaries],
+               event_turns=[{"id": r["id"], "source_turn_ids": r["source_turn_ids"]}
+                            for r in payload.events])
+        for start in range(0, len(payload.events), 500):
+            tx.run("ingest/merge_events", space=space, events=payload.events[start : start + 500])
+        for start in range(0, len(payload.boundaries), 500):
+            tx.run("ingest/merge_boundaries", space=space,
+                   boundaries=payload.boundaries[start : start + 500])
+        for start in range(0, len(payload.embeddings), 500):
+            tx.run("ingest/set_event_embeddings", space=space,
+                   rows=payload.embeddings[start : start + 500])
+        tx.run("ingest/link_events", space=space, conversation_id=payload.conversation_id)
