@@ -15,6 +15,7 @@ import click
 from graphmem.cli_support import friendly_errors
 from graphmem.config import Settings
 from graphmem.ingest.loaders import FORMATS
+from graphmem.providers.llm import usage_table
 from graphmem.retrieve.strategies import strategy_names
 
 SAMPLE = Path(__file__).parent / "data" / "sample_conversation.json"
@@ -124,11 +125,14 @@ def ingest(ctx: click.Context, file: Path, space: str, fmt: str, skip_invalid: b
         report = memory.ingest(file, space=space, format=fmt,
                                skip_invalid=skip_invalid,
                                bad_turns="skip" if skip_empty_turns else "error")
+        usage = usage_table(memory.llm_usage())
     for line in report.warnings:
         click.echo(f"warning: {line}", err=True)
     for line in report.errors:
         click.echo(f"rejected: {line}", err=True)
     click.echo(report.summary())
+    if usage:
+        click.echo(usage, err=True)
 
 
 @main.command()
@@ -166,7 +170,12 @@ def answer(ctx: click.Context, question: str, space: str, strategy: str | None,
     """Answer QUESTION from memory with the configured LLM."""
     with _memory(ctx) as memory:
         result = memory.answer(question, space=space, strategy=strategy, budget=budget)
+        usage = usage_table(memory.llm_usage())
+    if result.fallback:
+        click.echo(f"(no usable LLM answer: {result.fallback}; the best memory found follows)",
+                   err=True)
     click.echo(result.answer)
+    click.echo(usage, err=True)
 
 
 @main.command()
@@ -217,8 +226,10 @@ def demo(ctx: click.Context, question: str, space: str, budget: int) -> None:
 
 def _register() -> None:
     from graphmem.eval.commands import eval_group
+    from graphmem.llm_server.commands import llm_group
 
     main.add_command(eval_group)
+    main.add_command(llm_group)
 
 
 _register()

@@ -22,7 +22,7 @@ from graphmem.ingest.writer import GraphWriter, IngestReport, Layer
 from graphmem.models import Answer, ConversationRecord, SearchResult
 from graphmem.prompts import answer as answer_prompt
 from graphmem.providers.embedder import Embedder, SentenceTransformerEmbedder
-from graphmem.providers.llm import LLM, OpenAICompatibleLLM
+from graphmem.providers.llm import LLM, LLMError, OpenAICompatibleLLM, TokenUsage
 from graphmem.retrieve.context import pack
 from graphmem.retrieve.ppr import ProjectionCache
 from graphmem.retrieve.strategies import RetrievalContext, get_strategy
@@ -159,10 +159,21 @@ class Memory:
             raise ConfigurationError("answer() needs an LLM: set GRAPHMEM_LLM_BASE_URL "
                                      "(and GRAPHMEM_LLM_MODEL / GRAPHMEM_LLM_API_KEY)")
         result = self.search(question, space=space, strategy=strategy, budget=budget)
-        reply = llm.structured(answer_prompt.TASK,
-                               answer_prompt.messages(question, result.context, today),
-                               answer_prompt.AnswerOutput)
+        try:
+            reply = llm.structured(answer_prompt.TASK,
+                                   answer_prompt.messages(question, result.context, today),
+                                   answer_prompt.AnswerOutput)
+        except LLMError as exc:
+            # the LLM-free answer: the best memory found, marked as such
+            llm.record_fallback(answer_prompt.TASK)
+            best = result.hits[0].text if result.hits else ""
+            return Answer(question=question, answer=best, search=result, model=llm.model,
+                          fallback=str(exc))
         return Answer(question=question, answer=reply.answer, search=result, model=llm.model)
+
+    def llm_usage(self) -> dict[str, TokenUsage]:
+        """Calls, tokens, failures and fallbacks per LLM task so far (empty without an LLM)."""
+        return self._llm.usage() if self._llm is not None else {}
 
     # ------------------------------------------------------------------ spaces
     def spaces(self) -> list[dict[str, Any]]:

@@ -7,6 +7,7 @@ local Neo4j manager and the tests all build their configuration from :class:`Set
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Literal
 from urllib.parse import urlparse
 
 from pydantic import Field, SecretStr, field_validator
@@ -52,6 +53,12 @@ class Settings(BaseSettings):
     llm_max_tokens: int = 512
     llm_timeout: float = 120.0
     llm_max_attempts: int = 3
+    llm_json_mode: Literal["object", "schema", "llama-cpp"] = Field(
+        default="object", description="how replies are held to JSON: plain JSON mode, OpenAI "
+        "structured outputs, or llama-cpp-python's schema grammar")
+    llm_server_port: int = Field(default=8088, description="port of `graphmem llm serve`")
+    llm_server_threads: int = Field(default=2, description="CPU threads of the local LLM server")
+    llm_server_context: int = Field(default=4096, description="context window of the local LLM")
     llm_ingest: bool = Field(default=True, description="use the LLM for ingestion steps")
     llm_retrieval: bool = Field(default=True, description="use the LLM for retrieval steps")
 

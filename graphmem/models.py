@@ -87,3 +87,5 @@ class Answer(BaseModel):
     answer: str
     search: SearchResult
     model: str
+    fallback: str | None = Field(default=None, description=(
+        "why the LLM gave no usable answer; ``answer`` is then the best memory found"))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -21,6 +22,7 @@ class ScriptedServer:
     def __init__(self) -> None:
         self.script: list[tuple[str, str]] = []
         self.responder: Callable[[dict[str, Any]], tuple[str, str]] | None = None
+        self.delay = 0.0  # seconds to wait before answering (to provoke client timeouts)
         self.requests: list[dict[str, object]] = []
         outer = self
 
@@ -28,6 +30,7 @@ class ScriptedServer:
             def do_POST(self) -> None:
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
                 outer.requests.append(body)
+                time.sleep(outer.delay)
                 if outer.responder is not None:
                     content, finish = outer.responder(body)
                 else:

@@ -10,6 +10,7 @@ import click
 from graphmem.cli_support import friendly_errors
 from graphmem.eval.report import write_report
 from graphmem.eval.segmenters import METHODS
+from graphmem.providers.llm import usage_table
 
 DATA = click.Path(exists=True, dir_okay=False, path_type=Path)
 OUT = click.Path(dir_okay=False, path_type=Path)
@@ -37,12 +38,15 @@ def _retrieval(dataset: str, data: Path, strategy: tuple[str, ...], budgets: lis
                           seed=seed, llm=llm, qa_budget=qa_budget)
     with Memory(progress=True) as memory:
         report = run_retrieval_eval(memory, dataset, data, options)  # type: ignore[arg-type]
+        usage = usage_table(memory.llm_usage())
     for path in write_report(report, out):
         click.echo(f"wrote {path}")
     for name, entry in report["strategies"].items():
         recall = ", ".join(f"@{b} {100 * r:.1f}%" for b, r in entry["evidence_recall"].items()
                            if r is not None)
         click.echo(f"{name}: evidence recall {recall}; p50 {entry['latency_ms']['p50']} ms")
+    if usage:
+        click.echo(usage)
 
 
 def retrieval_options(func: Any) -> Any:
@@ -111,6 +115,7 @@ def eval_segmentation(data: Path, method: tuple[str, ...], limit: int | None, ou
     if llm is not None:
         report["llm"] = {"model": llm.model, "usage": {
             task: vars(usage) for task, usage in llm.usage().items()}}
+        click.echo(usage_table(llm.usage()))
     for path in write_report(report, out):
         click.echo(f"wrote {path}")
     for name, m in report["methods"].items():

@@ -164,4 +164,6 @@ def run_retrieval_eval(memory: Memory, dataset: Dataset, data: Path,
         if dataset == "longmemeval":
             entry["session_recall"] = {str(b): _mean(tally.sessions[b]) for b in shown}
         report["strategies"][name] = entry
+    # everything the LLM did in this run (ingestion, retrieval, answers, judging), per task
+    report["llm_usage"] = {task: vars(u) for task, u in memory.llm_usage().items()}
     return report

@@ -20,6 +20,7 @@ from typing import Any, Literal
 
 from graphmem.models import ConversationRecord, SessionRecord, TurnRecord
 from graphmem.nlp import nlp
+from graphmem.prompts import edu_extraction, event_arguments
 from graphmem.providers.llm import LLM, LLMError
 
 FIRST_PERSON = {"i": "", "me": "", "myself": "", "my": "'s", "mine": "'s"}
@@ -185,8 +186,6 @@ def llm_session_edus(session: SessionRecord, speakers: Sequence[str],
                      llm: LLM) -> list[EDURecord]:
     """The EDUs of one session written by the LLM (one call), with LLM arguments (one call).
     Raises :class:`LLMError` or ``ValueError`` when the reply cannot be used as it is."""
-    from graphmem.prompts import edu_extraction, event_arguments
-
     turns = session.turns
     names = [display_name(s) for s in speakers]
     text = edu_extraction.render_session(
@@ -212,6 +211,7 @@ def llm_session_edus(session: SessionRecord, speakers: Sequence[str],
         by_index = {s.index: s for s in found.statements}
     except LLMError:
         by_index = {}
+        llm.record_fallback(event_arguments.TASK)
     out = []
     for i, edu in enumerate(edus):
         if i in by_index:
@@ -236,6 +236,7 @@ def conversation_edus(conversation: ConversationRecord, llm: LLM | None = None,
                 yield session, llm_session_edus(session, speakers, llm)
                 continue
             except (LLMError, ValueError) as exc:
+                llm.record_fallback(edu_extraction.TASK)
                 if fallbacks is not None:
                     fallbacks.append(f"{conversation.key}/{session.key}: {exc}")
         yield session, session_edus(session, speakers)

@@ -211,6 +211,7 @@ class EventLayer:
                     boundary_description.BoundaryOutput)
                 description = reply.description.strip()
             except LLMError as exc:
+                self.llm.record_fallback(boundary_description.TASK)
                 fallbacks.append(f"boundary before {after.id}: {exc}")
         description = description or rule_description(before, after, cut_lines)
         turn_ids = [*(before.last_turn_ids if before else []), *after.first_turn_ids]

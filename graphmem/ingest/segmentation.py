@@ -151,6 +151,7 @@ def llm_topics(texts: Sequence[str], llm: LLM, fallbacks: list[str]) -> list[Tur
             words = tuple(dict.fromkeys(k.strip().lower() for k in reply.keywords if k.strip()))
             out.append(TurnTopic(reply.topic.strip(), words[:MAX_KEYWORDS]))
         except LLMError as exc:
+            llm.record_fallback(turn_topic.TASK)
             fallbacks.append(f"turn {i}: {exc}")
             out.append(rules[i])
     return out
@@ -208,6 +209,7 @@ def _refine_llm(texts: Sequence[str], candidates: Sequence[int], config: Segment
     failed = []
     for cut, reply in zip(candidates, replies, strict=True):
         if isinstance(reply, LLMError):
+            llm.record_fallback(intent.TASK)
             fallbacks.append(f"cut {cut}: {reply}")
             failed.append(cut)
         else:

@@ -12,12 +12,9 @@ point in a detached JVM. Everything lives under ``Settings.neo4j_home``::
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import os
 import shutil
-import signal
-import socket
 import subprocess
 import time
 from dataclasses import dataclass
@@ -28,6 +25,7 @@ from neo4j.exceptions import AuthError, Neo4jError, ServiceUnavailable
 
 from graphmem.config import Settings
 from graphmem.errors import GraphmemError
+from graphmem.processes import live_pid, port_open, read_pid_file, rss_mb, terminate
 
 JAVA_DIR = Path(__file__).parent / "java"
 LAUNCHER_CLASS = "dev.graphmem.Launcher"
@@ -136,33 +134,14 @@ class LocalNeo4j:
 
     # ---------------------------------------------------------------- probes
     def _pid_and_port(self) -> tuple[int, int] | None:
-        try:
-            pid, port = (int(part) for part in self.pid_file.read_text().split())
-        except (FileNotFoundError, ValueError):
-            return None
-        return pid, port
+        return read_pid_file(self.pid_file)
 
     def _pid(self) -> int | None:
         recorded = self._pid_and_port()
-        if recorded is None:
-            return None
-        pid = recorded[0]
-        with contextlib.suppress(ChildProcessError):  # reap our own child if it has exited
-            os.waitpid(pid, os.WNOHANG)
-        try:
-            cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
-            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-        except (OSError, IndexError):
-            return None
-        if state == "Z":
-            return None
-        # a pid file outlives its process; make sure the pid was not reused by another program
-        return pid if not cmdline or LAUNCHER_CLASS.encode() in cmdline else None
+        return live_pid(recorded[0], LAUNCHER_CLASS.encode()) if recorded else None
 
     def _port_open(self) -> bool:
-        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-            sock.settimeout(0.5)
-            return sock.connect_ex((self.settings.bolt_host, self.settings.bolt_port)) == 0
+        return port_open(self.settings.bolt_host, self.settings.bolt_port)
 
     def _query_versions(self) -> tuple[str, str]:
         s = self.settings
@@ -174,18 +153,6 @@ class LocalNeo4j:
                 database_="system",
             )
             return str(records[0]["gds"]), str(records[0]["neo4j"])
-
-    @staticmethod
-    def _rss_mb(pid: int | None) -> float | None:
-        if pid is None:
-            return None
-        try:
-            for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-                if line.startswith("VmRSS:"):
-                    return int(line.split()[1]) / 1024
-        except OSError:
-            return None
-        return None
 
     def status(self) -> ServerStatus:
         pid = self._pid()
@@ -203,7 +170,7 @@ class LocalNeo4j:
             ) from exc
         except Neo4jError as exc:
             return ServerStatus(True, pid is not None, pid, None, None, None, exc.message or "")
-        return ServerStatus(True, pid is not None, pid, gds, neo, self._rss_mb(pid))
+        return ServerStatus(True, pid is not None, pid, gds, neo, rss_mb(pid))
 
     # ---------------------------------------------------------------- start / stop
     def start(self) -> ServerStatus:
@@ -279,12 +246,7 @@ class LocalNeo4j:
         if pid is None:
             self.pid_file.unlink(missing_ok=True)
             return False
-        os.kill(pid, signal.SIGTERM)
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline and self._pid() is not None:
-            time.sleep(0.3)
-        if self._pid() is not None:
-            os.kill(pid, signal.SIGKILL)
+        terminate(pid, LAUNCHER_CLASS.encode(), timeout)
         self.pid_file.unlink(missing_ok=True)
         return True
 

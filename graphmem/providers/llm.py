@@ -46,11 +46,25 @@ class InvalidOutput(Exception):
 
 @dataclass
 class TokenUsage:
-    calls: int = 0
+    calls: int = 0  # requests sent (retries included)
     cache_hits: int = 0
-    failures: int = 0
+    failures: int = 0  # items given up after the allowed attempts
+    fallbacks: int = 0  # items then done by the LLM-free path instead
     prompt_tokens: int = 0
     completion_tokens: int = 0
+
+
+def usage_table(usage: dict[str, TokenUsage]) -> str:
+    """Per-task LLM use as aligned text lines (empty when nothing was asked)."""
+    if not usage:
+        return ""
+    head = f"{'task':<22}{'calls':>7}{'cached':>8}{'failed':>8}{'fallback':>9}{'prompt tok':>12}" \
+           f"{'output tok':>12}"
+    lines = [head]
+    for task, u in sorted(usage.items()):
+        lines.append(f"{task:<22}{u.calls:>7}{u.cache_hits:>8}{u.failures:>8}{u.fallbacks:>9}"
+                     f"{u.prompt_tokens:>12}{u.completion_tokens:>12}")
+    return "\n".join(lines)
 
 
 class LLM(Protocol):
@@ -70,6 +84,10 @@ class LLM(Protocol):
         ...
 
     def usage(self) -> dict[str, TokenUsage]: ...
+
+    def record_fallback(self, task: str) -> None:
+        """Count one item of ``task`` that the LLM-free path did instead."""
+        ...
 
 
 class DiskCache:
@@ -114,9 +132,59 @@ def parse_json_object(text: str) -> Any:
             raise InvalidOutput(f"malformed JSON in reply: {exc.msg}") from exc
 
 
+def _shape(node: dict[str, Any], defs: dict[str, Any]) -> str:
+    """A compact, example-like rendering of a JSON Schema node."""
+    if "$ref" in node:
+        return _shape(defs[node["$ref"].rsplit("/", 1)[-1]], defs)
+    if "anyOf" in node:
+        return " | ".join(_shape(option, defs) for option in node["anyOf"])
+    if "enum" in node:
+        return "|".join(json.dumps(v) for v in node["enum"])
+    kind = node.get("type")
+    if kind == "object":
+        fields = ", ".join(f'"{name}": {_shape(sub, defs)}'
+                           for name, sub in node.get("properties", {}).items())
+        return "{" + fields + "}"
+    if kind == "array":
+        return f"[{_shape(node.get('items', {}), defs)}, ...]"
+    if kind == "number" and "minimum" in node and "maximum" in node:
+        return f"<number {node['minimum']}..{node['maximum']}>"
+    return f"<{kind or 'value'}>"
+
+
 def schema_instruction(output: type[BaseModel]) -> str:
-    schema = json.dumps(output.model_json_schema(), separators=(",", ":"))
-    return f"Reply with one JSON object only, valid against this JSON Schema:\n{schema}"
+    """How to reply: one JSON object of the output model's shape (compact, so that small
+    models follow it instead of echoing a schema)."""
+    schema = output.model_json_schema()
+    return ("Reply with one JSON object only, no other text, of this shape:\n"
+            + _shape(schema, schema.get("$defs", {})))
+
+
+def response_format(mode: str, output: type[BaseModel]) -> dict[str, Any]:
+    """The ``response_format`` of a request in the configured JSON mode: ``object`` (plain
+    JSON mode, any OpenAI-compatible server), ``schema`` (OpenAI structured outputs, also
+    vLLM and llama.cpp's C++ server) or ``llama-cpp`` (llama-cpp-python's grammar from a
+    schema inside JSON mode)."""
+    schema = output.model_json_schema()
+    if mode == "schema":
+        return {"type": "json_schema", "json_schema": {"name": output.__name__, "schema": schema}}
+    if mode == "llama-cpp":
+        return {"type": "json_object", "schema": _loosen(schema)}
+    return {"type": "json_object"}
+
+
+_BOUNDS = {"maxLength", "minLength", "maxItems", "minItems", "pattern"}
+
+
+def _loosen(node: Any) -> Any:
+    """The schema without length and pattern bounds: llama.cpp turns them into grammar
+    repetitions that it refuses (and its Python server dies of) beyond a few hundred. The
+    reply is still validated against the full model afterwards."""
+    if isinstance(node, dict):
+        return {k: _loosen(v) for k, v in node.items() if k not in _BOUNDS}
+    if isinstance(node, list):
+        return [_loosen(v) for v in node]
+    return node
 
 
 class OpenAICompatibleLLM:
@@ -143,6 +211,9 @@ class OpenAICompatibleLLM:
         with self._lock:
             return {task: TokenUsage(**asdict(u)) for task, u in self._usage.items()}
 
+    def record_fallback(self, task: str) -> None:
+        self._count(task, fallbacks=1)
+
     def _count(self, task: str, **delta: int) -> None:
         with self._lock:
             usage = self._usage.setdefault(task, TokenUsage())
@@ -152,7 +223,8 @@ class OpenAICompatibleLLM:
     def _params(self, output: type[BaseModel]) -> dict[str, Any]:
         s = self._settings
         return {"temperature": s.llm_temperature, "max_tokens": s.llm_max_tokens,
-                "response_format": {"type": "json_object"}, "output": output.__name__}
+                "response_format": response_format(s.llm_json_mode, output),
+                "output": output.__name__}
 
     def structured(self, task: str, messages: list[Message], output: type[M]) -> M:
         full = [*messages, {"role": "system", "content": schema_instruction(output)}]

@@ -92,7 +92,7 @@ class EMemSearch:
                 keep = set(reply.keep)
                 return [row for i, row in enumerate(rows) if i in keep]
             except LLMError:
-                pass
+                ctx.llm.record_fallback(relevance_filter.TASK)
         return [row for row in rows if cosine(row["score"]) >= self.config.min_similarity]
 
     def _mentions(self, ctx: RetrievalContext, question: str) -> list[str]:
@@ -105,6 +105,7 @@ class EMemSearch:
                     return list(dict.fromkeys(found))
             except LLMError:
                 pass
+            ctx.llm.record_fallback(mentions_prompt.TASK)  # failed, or named nothing
         return question_mentions(question)
 
     def _argument_seeds(self, ctx: RetrievalContext, question: str,
@@ -119,6 +120,7 @@ class EMemSearch:
                 chosen = [row for i, row in enumerate(found) if i in set(reply.keep)]
             except LLMError:
                 chosen = None  # the similarity floor below decides instead
+                ctx.llm.record_fallback(relevance_filter.TASK)
         if chosen is None:
             chosen = [r for r in found if cosine(r["score"]) >= c.min_argument_similarity]
         found = chosen

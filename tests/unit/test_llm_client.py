@@ -3,11 +3,12 @@ and replies from a script (so retries, validation and caching are exercised for 
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from graphmem.config import Settings
 from graphmem.errors import ConfigurationError
@@ -17,7 +18,7 @@ from helpers import ScriptedServer
 
 
 class Reply(BaseModel):
-    answer: str
+    answer: str = Field(max_length=500)
     confidence: float
 
 
@@ -45,7 +46,31 @@ def test_valid_reply_is_parsed_and_counted(server: ScriptedServer, tmp_path: Pat
     assert (usage.calls, usage.prompt_tokens, usage.completion_tokens) == (1, 11, 5)
     sent = server.requests[0]
     assert sent["response_format"] == {"type": "json_object"}
-    assert "JSON Schema" in sent["messages"][-1]["content"]  # type: ignore[index]
+    assert sent["messages"][-1]["content"].endswith(  # type: ignore[index]
+        '{"answer": <string>, "confidence": <number>}')
+
+
+def test_json_modes_send_the_schema_where_the_server_takes_it(server: ScriptedServer,
+                                                               tmp_path: Path) -> None:
+    for mode, expected in (("schema", "json_schema"), ("llama-cpp", "json_object")):
+        server.script = [('{"answer": "blue", "confidence": 0.9}', "stop")]
+        settings = Settings(home=tmp_path / mode, llm_base_url=server.url, llm_model="m",
+                            llm_json_mode=mode)
+        OpenAICompatibleLLM(settings).structured("demo", MESSAGES, Reply)
+        sent = server.requests[-1]["response_format"]
+        assert sent["type"] == expected  # type: ignore[index]
+        if mode == "schema":
+            assert sent["json_schema"]["schema"] == Reply.model_json_schema()  # type: ignore[index]
+        else:  # without the length bounds that llama.cpp's grammar cannot take
+            assert "maxLength" not in json.dumps(sent["schema"])  # type: ignore[index]
+            assert sent["schema"]["required"] == ["answer", "confidence"]  # type: ignore[index]
+
+
+def test_fallbacks_are_counted_per_task(server: ScriptedServer, tmp_path: Path) -> None:
+    llm = client(server, tmp_path)
+    llm.record_fallback("demo")
+    llm.record_fallback("demo")
+    assert llm.usage()["demo"].fallbacks == 2 and llm.usage()["demo"].calls == 0
 
 
 def test_invalid_then_truncated_then_valid_is_retried(server: ScriptedServer,
@@ -85,6 +110,17 @@ def test_unreachable_server_is_an_llm_error(tmp_path: Path) -> None:
                         llm_max_attempts=2, llm_timeout=2)
     with pytest.raises(LLMError, match="APIConnectionError"):
         OpenAICompatibleLLM(settings).structured("demo", MESSAGES, Reply)
+
+
+def test_a_server_slower_than_the_timeout_is_retried_then_given_up(
+        server: ScriptedServer, tmp_path: Path) -> None:
+    server.delay = 1.5
+    settings = Settings(home=tmp_path, llm_base_url=server.url, llm_model="slow",
+                        llm_max_attempts=2, llm_timeout=0.3)
+    llm = OpenAICompatibleLLM(settings)
+    with pytest.raises(LLMError, match="Timeout"):
+        llm.structured("demo", MESSAGES, Reply)
+    assert len(server.requests) == 2 and llm.usage()["demo"].failures == 1
 
 
 def test_batch_returns_errors_in_place(server: ScriptedServer, tmp_path: Path) -> None:
