@@ -137,11 +137,14 @@ def stage_one(texts: Sequence[str], topics: Sequence[TurnTopic], embedder: Embed
     return mi, candidate_cuts(mi, q), vectors
 
 
-def llm_topics(texts: Sequence[str], llm: LLM, fallbacks: list[str]) -> list[TurnTopic]:
+def llm_topics(texts: Sequence[str], llm: LLM, fallbacks: list[str]
+               ) -> tuple[list[TurnTopic], set[int]]:
     """Stage 1 topics from the LLM, each conditioned on the previous turn and its label; a
-    turn whose reply is unusable gets the rule topic (recorded in ``fallbacks``)."""
+    turn whose reply is unusable gets the rule topic (recorded in ``fallbacks``). Returns the
+    topics and the indices of the turns that fell back."""
     rules = rule_topics(texts)
     out: list[TurnTopic] = []
+    fell_back: set[int] = set()
     for i, text in enumerate(texts):
         previous_text = texts[i - 1] if i else ""
         previous_label = out[-1].describe() if out else ""
@@ -153,21 +156,25 @@ def llm_topics(texts: Sequence[str], llm: LLM, fallbacks: list[str]) -> list[Tur
         except LLMError as exc:
             llm.record_fallback(turn_topic.TASK)
             fallbacks.append(f"turn {i}: {exc}")
+            fell_back.add(i)
             out.append(rules[i])
-    return out
+    return out, fell_back
 
 
 def segment(texts: Sequence[str], embedder: Embedder, config: SegmentationConfig = DEFAULT,
             llm: LLM | None = None, model: BoundaryModel | None = None) -> Segmentation:
     """Both stages over one sequence of turns (a session)."""
     fallbacks: list[str] = []
-    topics = llm_topics(texts, llm, fallbacks) if llm is not None else rule_topics(texts)
     if llm is not None:
-        vectors = embedder.embed([t.describe() or text for t, text in zip(topics, texts,
-                                                                          strict=True)])
+        topics, fell_back = llm_topics(texts, llm, fallbacks)
+        # LLM topics are embedded alone; a turn that fell back is embedded as the rules do
+        rule_lines = topic_texts(texts, topics)
+        vectors = embedder.embed([rule_lines[i] if i in fell_back else t.describe() or texts[i]
+                                  for i, t in enumerate(topics)])
         mi = pearson_mi(vectors)
         candidates = candidate_cuts(mi, config.q)
     else:
+        topics = rule_topics(texts)
         mi, candidates, _ = stage_one(texts, topics, embedder, config.q)
     result = Segmentation(list(candidates), candidates, [float(v) for v in mi], topics)
     if config.refine and candidates:
