@@ -77,7 +77,7 @@ def main() -> None:
     parser.add_argument("--model", default="qwen2.5-coder-1.5b")
     parser.add_argument("--rules", default="turns,emem-g-fill,esmem")
     parser.add_argument("--llm", default="emem,esmem")
-    parser.add_argument("--layers", default="edus,events")
+    parser.add_argument("--layers", default="edus,events", help="layers the LLM writes")
     parser.add_argument("--budget", type=int, default=1000)
     parser.add_argument("--full", type=int, default=3000)
     parser.add_argument("--out", type=Path, default=ROOT / "benchmarks/out/llm_sample.json")
@@ -88,15 +88,15 @@ def main() -> None:
     status = server.start(args.model, context=max(4096, args.full + 1000))
     llm_settings = {"llm_base_url": status.base_url, "llm_model": status.model,
                     "llm_json_mode": "llama-cpp", "llm_max_tokens": 400,
-                    "llm_timeout": 600.0, "llm_max_attempts": 2,
-                    "ingest_layers": args.layers}
+                    "llm_timeout": 600.0, "llm_max_attempts": 2}
     report: dict[str, Any] = {"model": args.model, "data": str(args.data), "limit": args.limit,
                               "seed": args.seed, "budget": args.budget,
                               "started": datetime.now().isoformat(timespec="seconds")}
     options = dict(budgets=(args.budget,), limit=args.limit, seed=args.seed, llm=True,
                    qa_budget=args.budget)
     runs = {"rules": (args.rules, {"llm_ingest": False, "llm_retrieval": False}),
-            "llm": (args.llm, {"llm_ingest": True, "llm_retrieval": True})}
+            "llm": (args.llm, {"llm_ingest": True, "llm_retrieval": True,
+                               "ingest_layers": args.layers})}
     for label, (strategies, switches) in runs.items():
         settings = base.model_copy(update={**llm_settings, **switches})
         began = time.perf_counter()

@@ -28,7 +28,7 @@ from graphmem.models import ConversationRecord, Hit, SearchResult
 from graphmem.retrieve.context import pack
 
 Dataset = Literal["locomo", "longmemeval"]
-INGEST_VERSION = "raw-1"  # bump when ingestion writes something new that strategies need
+INGEST_VERSION = "raw-2"  # bump when ingestion writes something new that strategies need
 
 
 @dataclass(frozen=True)

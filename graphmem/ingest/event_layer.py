@@ -48,11 +48,23 @@ def _line(turn: dict[str, Any]) -> str:
     return f"{line} [shares an image: {caption}]" if caption else line
 
 
-def summarise(topics: Sequence[TurnTopic]) -> tuple[list[str], list[str], str]:
-    """An event's topics (distinct, in order), its keywords (most frequent first) and the
-    summary text built from both."""
-    distinct = list(dict.fromkeys(t.topic for t in topics if t.topic))[:SUMMARY_TOPICS]
-    counts = Counter(k for t in topics for k in t.keywords)
+def name_tokens(speakers: Sequence[str]) -> frozenset[str]:
+    """The lower-case words of the speakers' names: they are in every event, so they say
+    nothing about what one event is about."""
+    return frozenset(w for name in speakers for w in name.lower().split())
+
+
+def summarise(topics: Sequence[TurnTopic], names: frozenset[str] = frozenset()
+              ) -> tuple[list[str], list[str], str]:
+    """An event's topics (distinct, in order), its keywords (most frequent first; noun
+    phrases where the topics carry them) and the summary text built from both. Speakers'
+    names are left out."""
+    def informative(term: str) -> bool:
+        return bool(term) and not set(term.split()) <= names
+
+    distinct = list(dict.fromkeys(t.topic for t in topics if informative(t.topic)))
+    distinct = distinct[:SUMMARY_TOPICS]
+    counts = Counter(k for t in topics for k in (t.terms or t.keywords) if informative(k))
     words = [k for k, _ in counts.most_common(SUMMARY_KEYWORDS)]
     text = "; ".join(distinct)
     if words:
@@ -131,7 +143,8 @@ class EventLayer:
         views = [self._stored_view(row) for row in stored
                  if row["session_id"] not in set(payload.session_ids)]
         for session in conv.sessions:
-            views.extend(self._session_events(space, conv.key, session, payload))
+            views.extend(self._session_events(space, conv.key, session, payload,
+                                              name_tokens(conv.speakers)))
         views.sort(key=_EventView.sort_key)
         texts: dict[str, str] = {row["id"]: row["summary"] for row in payload.events}
         for i, view in enumerate(views):
@@ -161,7 +174,7 @@ class EventLayer:
                           [t["id"] for t in row["last_turns"]], row["p_eb"])
 
     def _session_events(self, space: str, conv_key: str, session: SessionRecord,
-                        payload: EventPayload) -> list[_EventView]:
+                        payload: EventPayload, names: frozenset[str]) -> list[_EventView]:
         turns = list(session.turns)
         if not turns:
             return []
@@ -174,7 +187,7 @@ class EventLayer:
         views = []
         for order, (a, b) in enumerate(pairwise(starts)):
             span = turns[a:b]
-            topics, words, summary = summarise(result.topics[a:b])
+            topics, words, summary = summarise(result.topics[a:b], names)
             eid = event_id(space, conv_key, session.key, span[0].source_id)
             turn_ids = [turn_id(space, conv_key, t.source_id) for t in span]
             name = (topics[0] if topics else (words[0] if words else "event"))[:40]

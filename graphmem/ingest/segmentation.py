@@ -51,6 +51,7 @@ class TurnTopic:
 
     topic: str
     keywords: tuple[str, ...]
+    terms: tuple[str, ...] = ()  # noun phrases for event summaries (rules); empty: keywords
 
     def describe(self) -> str:
         words = ", ".join(self.keywords)
@@ -88,7 +89,9 @@ def rule_topics(texts: Sequence[str]) -> list[TurnTopic]:
         words = keywords(doc)
         chunks = [" ".join(t.lower_ for t in c if t.pos_ not in {"DET", "PRON"})
                   for c in doc.noun_chunks if c.root.pos_ in {"NOUN", "PROPN"}]
-        out.append(TurnTopic(chunks[0] if chunks else (words[0] if words else ""), words))
+        chunks = [c for c in chunks if c]
+        out.append(TurnTopic(chunks[0] if chunks else (words[0] if words else ""), words,
+                             tuple(dict.fromkeys(chunks))[:MAX_KEYWORDS]))
     return out
 
 

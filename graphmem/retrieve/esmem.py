@@ -8,7 +8,12 @@ from typing import Any
 
 from graphmem.models import Hit
 from graphmem.retrieve.context import render_turn
-from graphmem.retrieve.strategies import RetrievalContext, candidate_pool, native_datetime
+from graphmem.retrieve.strategies import (
+    RetrievalContext,
+    candidate_pool,
+    native_datetime,
+    turn_hit,
+)
 
 
 @dataclass(frozen=True)
@@ -19,10 +24,14 @@ class ESMemConfig:
     top_k: int | None = 10  # events returned; None: as many as the budget may hold
     tokens_per_event: int = 60  # sizes the list when top_k is None
     oversample: float = 1.5
+    turns: bool = False  # ours: rank the activated events' turns, not whole events
+    beta: float = 0.5  # with turns: weight of a turn's own similarity against its event's
+    tokens_per_turn: int = 12
 
     def __post_init__(self) -> None:
-        if self.k < 1 or self.w < 0 or not 0.0 <= self.alpha <= 1.0:
-            raise ValueError("esmem needs k >= 1, w >= 0 and 0 <= alpha <= 1")
+        if self.k < 1 or self.w < 0 or not 0.0 <= self.alpha <= 1.0 \
+                or not 0.0 <= self.beta <= 1.0:
+            raise ValueError("esmem needs k >= 1, w >= 0 and alpha, beta in [0, 1]")
 
 
 def render_event(row: dict[str, Any]) -> str:
@@ -48,11 +57,16 @@ class ESMemSearch:
 
     def search(self, ctx: RetrievalContext, question: str, space: str, budget: int) -> list[Hit]:
         c = self.config
-        limit = c.top_k if c.top_k is not None else max(10, budget // c.tokens_per_event)
         candidates = candidate_pool(ctx, space, c.k, c.oversample)
         if candidates == 0:
             return []
         embedding = ctx.embedder.embed([question])[0].tolist()
+        if c.turns:
+            rows = ctx.store.read("retrieve/esmem_turns", space=space, embedding=embedding,
+                                  k=c.k, candidates=candidates, w=c.w, alpha=c.alpha, beta=c.beta,
+                                  limit=max(20, budget // c.tokens_per_turn))
+            return [turn_hit(row) for row in rows]
+        limit = c.top_k if c.top_k is not None else max(10, budget // c.tokens_per_event)
         rows = ctx.store.read("retrieve/esmem", space=space, embedding=embedding, k=c.k,
                               candidates=candidates, w=c.w, alpha=c.alpha, limit=limit)
         return [event_hit(row) for row in rows if row["turns"]]

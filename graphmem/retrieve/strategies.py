@@ -150,6 +150,8 @@ RECIPES: dict[str, Callable[[], Strategy]] = {
     "esmem": lambda: _esmem("esmem"),
     # ours: as many ranked events as the budget holds instead of the paper's top 10
     "esmem-fill": lambda: _esmem("esmem-fill", top_k=None),
+    # ours: the same coarse stage, then the activated events' turns ranked one by one
+    "esmem-turns": lambda: _esmem("esmem-turns", turns=True),
 }
 
 

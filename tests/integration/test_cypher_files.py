@@ -315,6 +315,17 @@ def _esmem(store: GraphStore, space: str, memory: Memory) -> None:
                       k=2, candidates=20_000, w=3, alpha=0.7, limit=10) == []
 
 
+@case("retrieve/esmem_turns")
+def _esmem_turns(store: GraphStore, space: str, memory: Memory) -> None:
+    params = dict(embedding=vector(memory, "a greyhound"), k=2, candidates=20_000, w=0,
+                  alpha=0.7, beta=0.5)
+    rows = store.read("retrieve/esmem_turns", space=space, limit=3, **params)
+    assert len(rows) == 3 and "greyhound" in rows[0]["text"]
+    assert all(r["score"] == pytest.approx(0.5 * r["s_turn"] + 0.5 * r["s_event"]) for r in rows)
+    assert [r["score"] for r in rows] == sorted((r["score"] for r in rows), reverse=True)
+    assert store.read("retrieve/esmem_turns", space="elsewhere", limit=3, **params) == []
+
+
 def test_every_cypher_file_has_a_case() -> None:
     assert sorted(CASES) == sorted(cypher.names())
 

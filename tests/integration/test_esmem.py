@@ -103,5 +103,10 @@ def test_esmem_strategy_returns_whole_events_of_the_space(memory: Memory, space:
         fill = mem.search("What kind of dog did Maya adopt?", space=space,
                           strategy="esmem", budget=400, top_k=1)
         assert len(fill.hits) == 1
+        turns = mem.search("What kind of dog did Maya adopt?", space=space,
+                           strategy="esmem-turns", budget=100)
+        assert turns.hits and all(h.kind == "turn" and h.id.startswith(f"{space}/")
+                                  for h in turns.hits)
+        assert "greyhound" in turns.hits[0].text and turns.context_tokens <= 100
     finally:
         memory.store.run_autocommit("admin/delete_space", space=other)

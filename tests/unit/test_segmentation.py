@@ -17,7 +17,7 @@ from pydantic import ValidationError
 from graphmem.config import Settings
 from graphmem.eval.calibration import calibrate
 from graphmem.ingest.boundary_model import FEATURES, BoundaryModel, fit_logistic, load_model
-from graphmem.ingest.event_layer import summarise
+from graphmem.ingest.event_layer import name_tokens, summarise
 from graphmem.ingest.segmentation import (
     SegmentationConfig,
     TurnTopic,
@@ -138,6 +138,11 @@ def test_event_summary_lists_topics_then_frequent_keywords() -> None:
                                      TurnTopic("", ())])
     assert topics == ["pottery class"] and words[0] == "pottery"
     assert text == "pottery class. Keywords: pottery, class, mug"
+    # noun phrases where the rules found them; the speakers' names say nothing about an event
+    topics, words, _ = summarise([TurnTopic("maya", ("maya", "kiln"), ("maya", "the kiln")),
+                                  TurnTopic("glaze", ("glaze",), ("glaze", "blue mugs"))],
+                                 name_tokens(["Maya Lopez", "Jonas"]))
+    assert topics == ["glaze"] and words == ["the kiln", "glaze", "blue mugs"]
 
 
 @pytest.fixture()
