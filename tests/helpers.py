@@ -15,6 +15,12 @@ DATA = TESTS / "data"
 SAMPLE = TESTS.parent / "graphmem" / "data" / "sample_conversation.json"
 
 
+def query_rows(store: Any, query: str, **params: Any) -> list[dict[str, Any]]:
+    """A check written in a test itself (not one of graphmem's statements), as dicts."""
+    with store.driver.session(database=store.database) as session:
+        return [r.data() for r in session.run(query, params)]
+
+
 class ScriptedServer:
     """Answers each POST with the next scripted (content, finish_reason), or, when
     ``responder`` is set, with what it returns for the request body; records requests."""

@@ -72,10 +72,9 @@ class EventSegmenter:
 
 
 def _esmem_config(options: dict[str, float], refine: bool) -> SegmentationConfig:
-    rules_tau = options.get("tau_rules")
     return SegmentationConfig(q=options.get("q", 0.35), context=int(options.get("context", 2)),
                               tau=options.get("tau", 0.75), refine=refine,
-                              tau_rules=rules_tau)
+                              tau_rules=options.get("tau_rules"))
 
 
 def get_segmenter(spec: str, embedder: Embedder, llm: LLM | None = None) -> Segmenter:

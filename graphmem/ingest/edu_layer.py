@@ -7,7 +7,6 @@ leaves nothing half-written.
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import quote
@@ -15,6 +14,7 @@ from urllib.parse import quote
 import numpy as np
 
 from graphmem.ingest.edus import EDURecord, conversation_edus
+from graphmem.ingest.embedding_rows import changed, embedding_rows
 from graphmem.ingest.ids import conversation_id, session_id, turn_id
 from graphmem.models import ConversationRecord
 from graphmem.providers.embedder import Embedder
@@ -77,9 +77,6 @@ class EduLayer:
         self.embedder = embedder
         self.llm = llm
 
-    def _hash(self, text: str) -> str:
-        return hashlib.sha256(f"{self.embedder.name}\n{text}".encode()).hexdigest()[:24]
-
     def prepare(self, store: GraphStore, space: str, conv: ConversationRecord) -> EduPayload:
         cid = conversation_id(space, conv.key)
         payload = EduPayload(session_ids=[session_id(space, conv.key, s.key)
@@ -99,13 +96,13 @@ class EduLayer:
         payload.arguments = [{"id": a, "text": t} for a, t in argument_texts.items()]
         known = {row["id"]: row["embedded_hash"] for row in store.read(
             "ingest/edu_embedding_hashes", space=space, conversation_id=cid)}
-        todo = [eid for eid, text in texts.items() if known.get(eid) != self._hash(text)]
+        todo = changed(self.embedder, texts, known)
         payload.reused = len(texts) - len(todo)
-        payload.embeddings = self._embed(todo, texts)
+        payload.embeddings = embedding_rows(self.embedder, todo, texts)
         stored = store.read("ingest/space_arguments", space=space)
         stored_ids = [row["id"] for row in stored]
         new_args = [aid for aid in argument_texts if aid not in set(stored_ids)]
-        new_rows = self._embed(new_args, argument_texts)
+        new_rows = embedding_rows(self.embedder, new_args, argument_texts)
         payload.embeddings.extend(new_rows)
         if new_rows:
             new_vectors = np.array([r["embedding"] for r in new_rows], dtype=np.float32)
@@ -122,15 +119,6 @@ class EduLayer:
                 "text": edu.text, "rendered": edu.rendered, "speaker": edu.speaker,
                 "order": order, "source_ids": list(edu.source_ids),
                 "source_turn_ids": [turn_id(space, conv_key, s) for s in edu.source_ids]}
-
-    def _embed(self, ids: list[str], texts: dict[str, str]) -> list[dict[str, Any]]:
-        rows: list[dict[str, Any]] = []
-        for start in range(0, len(ids), 256):
-            batch = ids[start : start + 256]
-            vectors = self.embedder.embed([texts[i] for i in batch])
-            rows.extend({"id": i, "embedding": v.tolist(), "embedded_hash": self._hash(texts[i])}
-                        for i, v in zip(batch, vectors, strict=True))
-        return rows
 
     def counts(self, payload: EduPayload) -> dict[str, int]:
         counts = {"edus": len(payload.edus), "arguments": len(payload.arguments),

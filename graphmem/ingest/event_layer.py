@@ -11,7 +11,6 @@ re-described when a session is inserted before them.
 
 from __future__ import annotations
 
-import hashlib
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -20,6 +19,7 @@ from itertools import pairwise
 from typing import Any
 from urllib.parse import quote
 
+from graphmem.ingest.embedding_rows import changed, embedding_rows
 from graphmem.ingest.ids import conversation_id, session_id, turn_id
 from graphmem.ingest.segmentation import DEFAULT, SegmentationConfig, TurnTopic, segment
 from graphmem.models import ConversationRecord, SessionRecord, TurnRecord
@@ -129,9 +129,6 @@ class EventLayer:
         self.llm = llm
         self.config = config
 
-    def _hash(self, text: str) -> str:
-        return hashlib.sha256(f"{self.embedder.name}\n{text}".encode()).hexdigest()[:24]
-
     def prepare(self, store: GraphStore, space: str, conv: ConversationRecord) -> EventPayload:
         cid = conversation_id(space, conv.key)
         payload = EventPayload(cid, [session_id(space, conv.key, s.key) for s in conv.sessions])
@@ -152,14 +149,9 @@ class EventLayer:
             boundary = self._boundary(cid, before, view, payload.fallbacks)
             payload.boundaries.append(boundary)
             texts[boundary["id"]] = boundary["description"]
-        todo = [i for i, text in texts.items() if known.get(i) != self._hash(text)]
+        todo = changed(self.embedder, texts, known)
         payload.reused = len(texts) - len(todo)
-        for start in range(0, len(todo), 256):
-            batch = todo[start : start + 256]
-            vectors = self.embedder.embed([texts[i] for i in batch])
-            payload.embeddings.extend(
-                {"id": i, "embedding": v.tolist(), "embedded_hash": self._hash(texts[i])}
-                for i, v in zip(batch, vectors, strict=True))
+        payload.embeddings = embedding_rows(self.embedder, todo, texts)
         return payload
 
     @staticmethod

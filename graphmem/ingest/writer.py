@@ -8,7 +8,6 @@ turns whose embedded text changed, so a failure leaves the stored graph exactly 
 
 from __future__ import annotations
 
-import hashlib
 import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
@@ -17,6 +16,7 @@ from typing import Any, Protocol
 from tqdm import tqdm
 
 from graphmem.errors import ConfigurationError
+from graphmem.ingest.embedding_rows import BATCH, changed, embedding_rows
 from graphmem.ingest.ids import (
     check_space,
     conversation_id,
@@ -160,25 +160,10 @@ class GraphWriter:
             for row in self.store.read("ingest/turn_embedding_hashes", space=space,
                                        conversation_id=cid)
         }
-        wanted = {tid: self._hash(text) for tid, text in texts.items()}
-        todo = [tid for tid, digest in wanted.items() if known.get(tid) != digest]
+        todo = changed(self.embedder, texts, known)
         report.reused_embeddings += len(texts) - len(todo)
-        rows: list[dict[str, Any]] = []
-        step = 256
-        bar = tqdm(total=len(todo), desc="embed", unit="turn", leave=False,
-                   disable=not self.progress or len(todo) < step)
-        for start in range(0, len(todo), step):
-            ids = todo[start : start + step]
-            vectors = self.embedder.embed([texts[tid] for tid in ids])
-            if vectors.shape != (len(ids), self.embedder.dimensions):
-                raise ConfigurationError(
-                    f"embedder {self.embedder.name!r} returned shape {vectors.shape}")
-            rows.extend({"id": tid, "embedding": vec.tolist(), "embedded_hash": wanted[tid]}
-                        for tid, vec in zip(ids, vectors, strict=True))
-            bar.update(len(ids))
-        bar.close()
+        with tqdm(total=len(todo), desc="embed", unit="turn", leave=False,
+                  disable=not self.progress or len(todo) < BATCH) as bar:
+            rows = embedding_rows(self.embedder, todo, texts, bar.update)
         report.embedded += len(rows)
         return rows
-
-    def _hash(self, text: str) -> str:
-        return hashlib.sha256(f"{self.embedder.name}\n{text}".encode()).hexdigest()[:24]

@@ -13,7 +13,7 @@ from graphmem.client import Memory
 from graphmem.ingest.ids import conversation_id, session_id, speaker_id, turn_id
 from graphmem.store import GraphStore
 
-from helpers import SAMPLE
+from helpers import SAMPLE, query_rows
 
 Case = Callable[[GraphStore, str, Memory], None]
 CASES: dict[str, Case] = {}
@@ -233,12 +233,6 @@ def _ppr(store: GraphStore, space: str, memory: Memory) -> None:
     assert store.read("retrieve/ppr_list", prefix=name) == []
 
 
-def _raw(store: GraphStore, query: str, **params: Any) -> list[dict[str, Any]]:
-    """A check written in the test itself (not one of graphmem's statements)."""
-    with store.driver.session(database=store.database) as session:
-        return [r.data() for r in session.run(query, params)]  # type: ignore[arg-type]
-
-
 def _events(store: GraphStore, space: str) -> list[dict[str, Any]]:
     return store.read("ingest/conversation_events", space=space,
                       conversation_id=conversation_id(space, KEY), context=2)
@@ -286,7 +280,7 @@ def _boundaries_prune_link(store: GraphStore, space: str, memory: Memory) -> Non
                 "source_turn_ids": [first["last_turns"][-1]["id"]]}
     assert store.write("ingest/merge_boundaries", space=space,
                        boundaries=[boundary]) == [{"boundaries": 1}]
-    assert _raw(store, "MATCH (b:Boundary {id: $id})-[:FROM_TURN]->(t) RETURN t.id AS id",
+    assert query_rows(store, "MATCH (b:Boundary {id: $id})-[:FROM_TURN]->(t) RETURN t.id AS id",
                 id=boundary["id"]) == [{"id": first["last_turns"][-1]["id"]}]
     # prune: keep only the first session's events; the rest of the conversation's boundaries go
     keep = [r["id"] for r in rows if r["session_id"] == first["session_id"]]

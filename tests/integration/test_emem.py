@@ -3,29 +3,21 @@ weighted seeds, and the life of GDS projections."""
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 import pytest
 
 from graphmem.client import Memory
 from graphmem.retrieve.ppr import PREFIX, PPRConfig, personalized_pagerank, space_tag
-from graphmem.store import GraphStore
 
-from helpers import DATA, SAMPLE
+from helpers import DATA, SAMPLE, query_rows
 
 QUESTION = "What did Lena buy in Bergen?"
-
-
-def rows(store: GraphStore, query: str, **params: Any) -> list[dict[str, Any]]:
-    with store.driver.session(database=store.database) as session:
-        return [r.data() for r in session.run(query, params)]
 
 
 def test_every_edu_links_to_real_turns_of_its_space(memory: Memory, space: str) -> None:
     report = memory.ingest(SAMPLE, space=space)
     assert report.layers["edus"] >= 17  # at least one statement per turn
-    found = rows(memory.store, """
+    found = query_rows(memory.store, """
         MATCH (s:Session {space: $s})-[:HAS_EDU]->(e:EDU)
         OPTIONAL MATCH (e)-[:FROM_TURN]->(t:Turn)
         RETURN e.id AS id, e.source_ids AS sources, collect(t.source_id) AS turns,
@@ -34,7 +26,7 @@ def test_every_edu_links_to_real_turns_of_its_space(memory: Memory, space: str) 
     for edu in found:
         assert edu["turns"] and sorted(edu["turns"]) == sorted(edu["sources"])
         assert edu["spaces"] == [space] and edu["dims"] == 384
-    shared = rows(memory.store, """
+    shared = query_rows(memory.store, """
         MATCH (a:Argument {space: $s})<-[:HAS_ARGUMENT]-(e:EDU)
         WITH a, count(e) AS edus WHERE edus > 1 RETURN a.text AS text""", s=space)
     assert {"lisbon", "sister"} <= {r["text"] for r in shared}
@@ -60,11 +52,11 @@ def test_weighted_seeds_are_exact(memory: Memory, space: str) -> None:
     memory.ingest(DATA / "ppr_conversation.json", space=space)
     graph = memory.projections.graph_for(memory.store, space)
     assert graph is not None
-    nodes = rows(memory.store, """
+    nodes = query_rows(memory.store, """
         MATCH (n {space: $s}) WHERE n:EDU OR n:Argument
         RETURN elementId(n) AS id, n:EDU AS is_edu ORDER BY id""", s=space)
     index = {n["id"]: i for i, n in enumerate(nodes)}
-    edges = rows(memory.store, """
+    edges = query_rows(memory.store, """
         MATCH (a {space: $s})-[r:HAS_ARGUMENT|SYNONYM]->(b {space: $s})
         RETURN elementId(a) AS a, elementId(b) AS b, coalesce(r.score, 1.0) AS w""", s=space)
     size = len(nodes)
@@ -100,9 +92,9 @@ def test_projections_are_per_space_reused_replaced_and_dropped(memory: Memory,
         first = memory.projections.graph_for(memory.store, space)
         assert first is not None and first.startswith(f"{PREFIX}{space_tag(space)}-")
         assert memory.projections.graph_for(memory.store, space) == first  # reused
-        [info] = rows(memory.store, "CALL gds.graph.list($g) YIELD nodeCount RETURN nodeCount",
-                      g=first)
-        [own] = rows(memory.store, "MATCH (n {space: $s}) WHERE n:EDU OR n:Argument "
+        [info] = query_rows(memory.store,
+                            "CALL gds.graph.list($g) YIELD nodeCount RETURN nodeCount", g=first)
+        [own] = query_rows(memory.store, "MATCH (n {space: $s}) WHERE n:EDU OR n:Argument "
                                    "RETURN count(n) AS n", s=space)
         assert info["nodeCount"] == own["n"]  # nothing of the other space entered
         memory.ingest(DATA / "mini_locomo.json", space=space)  # the graph changes

@@ -10,12 +10,7 @@ from typing import Any
 from graphmem.client import Memory
 from graphmem.store import GraphStore
 
-from helpers import SAMPLE
-
-
-def rows(store: GraphStore, query: str, **params: Any) -> list[dict[str, Any]]:
-    with store.driver.session(database=store.database) as session:
-        return [r.data() for r in session.run(query, params)]  # type: ignore[arg-type]
+from helpers import SAMPLE, query_rows
 
 
 def events_layer(memory: Memory) -> Memory:
@@ -24,7 +19,7 @@ def events_layer(memory: Memory) -> Memory:
 
 
 def chain(store: GraphStore, space: str) -> list[dict[str, Any]]:
-    return rows(store, """
+    return query_rows(store, """
         MATCH (s:Session {space: $space})-[:HAS_EVENT]->(e:Event)
         OPTIONAL MATCH (e)-[:NEXT_EVENT]->(n:Event)
         OPTIONAL MATCH (b:Boundary)-[:OPENS]->(e)
@@ -55,7 +50,7 @@ def test_event_layer_graph(memory: Memory, space: str) -> None:
     assert sum(e["turns"] for e in events) == report.turns  # every turn in exactly one event
     assert all(e["name"] and e["boundary_name"].startswith("→") for e in events)
     # each boundary links to real turns around its cut, of the events it joins
-    cut = rows(memory.store, """
+    cut = query_rows(memory.store, """
         MATCH (b:Boundary {space: $space})-[:FROM_TURN]->(t:Turn)
         RETURN count(t) AS links,
                sum(CASE WHEN EXISTS { (b)-[:OPENS|CLOSES]->(:Event)-[:FROM_TURN]->(t) }

@@ -21,14 +21,9 @@ from graphmem.llm_server.local import LocalLLMServer
 from graphmem.providers.llm import OpenAICompatibleLLM
 from graphmem.store import GraphStore
 
-from helpers import SAMPLE
+from helpers import SAMPLE, query_rows
 
 MODEL = "smollm2-135m"
-
-
-def rows(store: GraphStore, query: str, **params: Any) -> list[dict[str, Any]]:
-    with store.driver.session(database=store.database) as session:
-        return [r.data() for r in session.run(query, params)]  # type: ignore[arg-type]
 
 
 @pytest.fixture(scope="module")
@@ -64,21 +59,21 @@ def llm_memory(memory: Memory, tmp_path: Path, url: str, **extra: Any) -> Memory
 def check_stored_units(store: GraphStore, space: str, turns: int) -> None:
     """Every derived unit links only to turns of its own space and conversation; events
     cover every turn exactly once; every boundary opens an event."""
-    [counts] = rows(store, """
+    [counts] = query_rows(store, """
         MATCH (t:Turn {space: $space})
         OPTIONAL MATCH (e:Event)-[:FROM_TURN]->(t)
         WITH t, count(e) AS owners
         RETURN count(t) AS turns, sum(CASE WHEN owners = 1 THEN 1 ELSE 0 END) AS covered""",
         space=space)
     assert counts == {"turns": turns, "covered": turns}
-    [links] = rows(store, """
+    [links] = query_rows(store, """
         MATCH (u {space: $space})-[:FROM_TURN]->(t:Turn)
         WHERE u:EDU OR u:Event OR u:Boundary
         RETURN count(*) AS links,
                sum(CASE WHEN t.space = $space AND t.conversation_id = u.conversation_id
                    THEN 0 ELSE 1 END) AS foreign""", space=space)
     assert links["links"] > 0 and links["foreign"] == 0
-    [orphans] = rows(store, """
+    [orphans] = query_rows(store, """
         MATCH (u {space: $space}) WHERE (u:EDU OR u:Event OR u:Boundary)
         RETURN sum(CASE WHEN EXISTS { (u)-[:FROM_TURN]->(:Turn) } THEN 0 ELSE 1 END) AS n,
                sum(CASE WHEN u:Boundary AND NOT EXISTS { (u)-[:OPENS]->(:Event) }
@@ -135,7 +130,7 @@ def test_an_endpoint_that_never_answers_falls_back_everywhere(
     assert all(u.calls == 0 and u.fallbacks == u.failures for u in usage.values())
     check_stored_units(memory.store, space, report.turns)
     rules = events_only_rules(memory, space, tmp_path)
-    assert rules == rows(memory.store, "MATCH (e:Event {space: $space}) "
+    assert rules == query_rows(memory.store, "MATCH (e:Event {space: $space}) "
                                        "RETURN e.source_ids AS ids ORDER BY e.id", space=space)
 
 
@@ -144,7 +139,7 @@ def events_only_rules(memory: Memory, space: str, tmp_path: Path) -> list[dict[s
     other = f"{space}-rules"
     try:
         memory.ingest(short_conversation(tmp_path), space=other)
-        return rows(memory.store, "MATCH (e:Event {space: $space}) "
+        return query_rows(memory.store, "MATCH (e:Event {space: $space}) "
                                   "RETURN e.source_ids AS ids ORDER BY e.id", space=other)
     finally:
         memory.store.run_autocommit("admin/delete_space", space=other)
