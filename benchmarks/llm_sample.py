@@ -63,7 +63,9 @@ def summary(report: dict[str, Any]) -> dict[str, Any]:
         qa = entry["qa"] or {}
         out[name] = {"recall": entry["evidence_recall"], "f1": qa.get("f1"),
                      "judge": qa.get("judge_accuracy"), "n": qa.get("n"),
-                     "answer_failures": qa.get("answer_failures")}
+                     "answer_failures": qa.get("answer_failures"),
+                     "search_latency_ms": entry["latency_ms"],
+                     "ingest_seconds": entry["ingest_seconds"]}
     return out
 
 
