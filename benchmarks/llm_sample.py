@@ -33,7 +33,8 @@ from graphmem.ingest.loaders import parse_file
 from graphmem.llm_server.local import LocalLLMServer
 from graphmem.models import SearchResult
 from graphmem.providers.llm import usage_table
-from graphmem.retrieve.context import count_tokens, render_turn
+from graphmem.retrieve.packing import count_tokens
+from graphmem.text import render_turn
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -20,7 +20,7 @@ from graphmem.eval.report import retrieval_markdown, segmentation_markdown, writ
 from graphmem.eval.runner import EvalOptions, run_retrieval_eval
 from graphmem.eval.segmenters import run_segmentation_eval
 from graphmem.providers.embedder import SentenceTransformerEmbedder
-from graphmem.retrieve.strategies import strategy_names
+from graphmem.retrieve.registry import strategy_names
 
 ROOT = Path(__file__).resolve().parent.parent
 SEGMENTATION = {"tiage_dev.jsonl": ("minilm-adjacent", "minilm-adjacent:q=0.2"),

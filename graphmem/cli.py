@@ -16,7 +16,7 @@ from graphmem.cli_support import friendly_errors
 from graphmem.config import Settings
 from graphmem.ingest.loaders import FORMATS
 from graphmem.providers.llm import usage_table
-from graphmem.retrieve.strategies import strategy_names
+from graphmem.retrieve.registry import strategy_names
 
 SAMPLE = Path(__file__).parent / "data" / "sample_conversation.json"
 SAMPLE_QUESTION = "What did Maya adopt, and when did she bring it home?"
@@ -116,16 +116,23 @@ def schema_apply(ctx: click.Context) -> None:
               show_default=True)
 @click.option("--skip-invalid", is_flag=True, help="Store the valid records, report the rest.")
 @click.option("--skip-empty-turns", is_flag=True, help="Drop empty turns instead of failing.")
+@click.option("--layers", default=None, metavar="NAMES",
+              help="Derived layers to write with the turns, comma-separated (default: "
+                   "GRAPHMEM_INGEST_LAYERS; '' for raw turns only). See `graphmem layers list`.")
 @click.pass_context
 @friendly_errors
 def ingest(ctx: click.Context, file: Path, space: str, fmt: str, skip_invalid: bool,
-           skip_empty_turns: bool) -> None:
+           skip_empty_turns: bool, layers: str | None) -> None:
     """Store the conversations of FILE in a space (idempotent; appends new sessions)."""
     with _memory(ctx, progress=True) as memory:
         report = memory.ingest(file, space=space, format=fmt,
                                skip_invalid=skip_invalid,
-                               bad_turns="skip" if skip_empty_turns else "error")
+                               bad_turns="skip" if skip_empty_turns else "error", layers=layers)
         usage = usage_table(memory.llm_usage())
+    _print_report(report, usage)
+
+
+def _print_report(report: Any, usage: str) -> None:
     for line in report.warnings:
         click.echo(f"warning: {line}", err=True)
     for line in report.errors:
@@ -133,6 +140,60 @@ def ingest(ctx: click.Context, file: Path, space: str, fmt: str, skip_invalid: b
     click.echo(report.summary())
     if usage:
         click.echo(usage, err=True)
+
+
+# ---------------------------------------------------------------------- layers
+@main.group()
+def layers() -> None:
+    """The layers of memory a space can hold (raw turns, EDUs, events, ...)."""
+
+
+@layers.command("list")
+@click.option("--space", default=None, help="Also say which of them this space holds.")
+@click.pass_context
+@friendly_errors
+def layers_list(ctx: click.Context, space: str | None) -> None:
+    """Every known layer with the layers it needs (and, with --space, whether it is held)."""
+    from graphmem.ingest.layers import LAYERS
+
+    state = None
+    if space is not None:
+        from graphmem.retrieve.base import space_state
+
+        with _memory(ctx) as memory:
+            state = space_state(memory.store, space, tuple(LAYERS))
+    for name, layer in LAYERS.items():
+        line = f"{name:<10} needs {', '.join(layer.needs) or '-'}"
+        if state is not None:
+            held = state.sessions and name not in state.missing
+            line += "\theld" if held else (f"\tmissing in {state.missing[name]} of "
+                                           f"{state.sessions} sessions" if state.sessions
+                                           else "\tspace is empty")
+        click.echo(line)
+
+
+@layers.command("add")
+@click.argument("names")
+@click.option("--space", required=True)
+@click.pass_context
+@friendly_errors
+def layers_add(ctx: click.Context, names: str, space: str) -> None:
+    """Compute the layers NAMES (comma-separated) for everything a space holds, from its
+    stored turns (no input file needed); layers it holds already are not redone."""
+    with _memory(ctx, progress=True) as memory:
+        report = memory.add_layers(space, names)
+        usage = usage_table(memory.llm_usage())
+    _print_report(report, usage)
+
+
+@main.command()
+def strategies() -> None:
+    """Every retrieval strategy, the layers it needs and what it does."""
+    from graphmem.retrieve.registry import RECIPES
+
+    for name in strategy_names():
+        recipe = RECIPES[name]
+        click.echo(f"{name:<13} needs {', '.join(recipe.strategy.needs):<13} {recipe.about}")
 
 
 @main.command()
@@ -218,7 +279,7 @@ def demo(ctx: click.Context, question: str, space: str, budget: int) -> None:
     """Start the local Neo4j, ingest the sample conversation, print the context for a question."""
     ctx.invoke(neo4j_start)
     ctx.invoke(ingest, file=SAMPLE, space=space, fmt="json", skip_invalid=False,
-               skip_empty_turns=False)
+               skip_empty_turns=False, layers=None)
     click.echo(f"\nQuestion: {question}\n")
     ctx.invoke(search, question=question, space=space, strategy=None, budget=budget,
                as_json=False)

@@ -17,15 +17,19 @@ from typing import Any, Literal
 from graphmem.config import Settings
 from graphmem.errors import ConfigurationError, InputError
 from graphmem.ingest.ids import check_space
+from graphmem.ingest.layer import LayerContext
+from graphmem.ingest.layers import parse_names, run_order, with_needs
 from graphmem.ingest.loaders import BadTurnPolicy, Format, parse_file
-from graphmem.ingest.writer import GraphWriter, IngestReport, Layer
+from graphmem.ingest.stored import stored_conversations
+from graphmem.ingest.writer import GraphWriter, IngestReport
 from graphmem.models import Answer, ConversationRecord, SearchResult
 from graphmem.prompts import answer as answer_prompt
 from graphmem.providers.embedder import Embedder, SentenceTransformerEmbedder
-from graphmem.providers.llm import LLM, LLMError, OpenAICompatibleLLM, TokenUsage
-from graphmem.retrieve.context import pack
+from graphmem.providers.llm import LLM, OpenAICompatibleLLM, TokenUsage
+from graphmem.retrieve.base import Query, RetrievalContext, space_state
+from graphmem.retrieve.packing import pack
 from graphmem.retrieve.ppr import ProjectionCache
-from graphmem.retrieve.strategies import RetrievalContext, get_strategy
+from graphmem.retrieve.registry import get_strategy
 from graphmem.store import GraphStore
 
 
@@ -46,7 +50,8 @@ class Memory:
         self.embedder = embedder or SentenceTransformerEmbedder.from_settings(self.settings)
         self._llm = llm
         self.progress = progress
-        self._schema_ready = False
+        self._schema_ready = self._vectors_checked = False
+        self.layer_names = parse_names(self.settings.ingest_layers)  # fails early on typos
         self.projections = ProjectionCache(self.settings.max_projections)
 
     def __enter__(self) -> Memory:
@@ -65,23 +70,22 @@ class Memory:
         return self._llm
 
     def ensure_schema(self) -> None:
+        """Create missing constraints and indexes, then check the vector indexes."""
         if not self._schema_ready:
             self.store.apply_schema()
-            self._schema_ready = True
+            self.store.run_autocommit("admin/upgrade_session_layers")
+            self.store.check_vector_indexes(self.embedder)
+            self._schema_ready = self._vectors_checked = True
 
-    def layers(self) -> list[Layer]:
-        """The derived layers named by GRAPHMEM_INGEST_LAYERS."""
-        from graphmem.ingest.edu_layer import EduLayer
-        from graphmem.ingest.event_layer import EventLayer
+    def _check_vectors(self) -> None:
+        if not self._vectors_checked:
+            self.store.check_vector_indexes(self.embedder)
+            self._vectors_checked = True
 
-        llm = self.llm if self.settings.llm_ingest else None
-        known: dict[str, Any] = {"edus": lambda: EduLayer(self.embedder, llm),
-                                 "events": lambda: EventLayer(self.embedder, llm)}
-        chosen = [name.strip() for name in self.settings.ingest_layers.split(",") if name.strip()]
-        unknown = [name for name in chosen if name not in known]
-        if unknown:
-            raise ConfigurationError(f"unknown ingest layers {unknown}; known: {sorted(known)}")
-        return [known[name]() for name in chosen]
+    def _layer_context(self) -> LayerContext:
+        return LayerContext(self.store, self.embedder,
+                            self.llm if self.settings.llm_ingest else None,
+                            batch_size=self.settings.write_batch_size, progress=self.progress)
 
     # ------------------------------------------------------------------ write path
     def ingest(
@@ -92,15 +96,20 @@ class Memory:
         format: Format | Literal["auto"] = "auto",
         skip_invalid: bool = False,
         bad_turns: BadTurnPolicy = "error",
+        layers: str | Sequence[str] | None = None,
     ) -> IngestReport:
         """Store a file (or parsed records) in ``space``.
 
         The whole input is validated before anything is written. With invalid records and
         ``skip_invalid=False`` nothing is written and the first error is raised (all are in
         its ``__notes__``); with ``skip_invalid=True`` the valid records are written and the
-        errors are listed in the report. Each conversation is written in one transaction.
+        errors are listed in the report. Each conversation is written in one transaction,
+        with its raw turns and the ``layers`` named (default ``GRAPHMEM_INGEST_LAYERS``), each
+        after the layers it needs.
         """
         check_space(space)
+        names = ["turns", *parse_names(self.settings.ingest_layers if layers is None
+                                       else layers)]
         report = IngestReport(space=space)
         if isinstance(source, (str, Path)):
             parsed = parse_file(Path(source), format, max_turn_chars=self.settings.max_turn_chars,
@@ -116,9 +125,26 @@ class Memory:
         else:
             conversations = source
         self.ensure_schema()
-        writer = GraphWriter(self.store, self.embedder, batch_size=self.settings.write_batch_size,
-                             progress=self.progress, layers=self.layers())
+        writer = GraphWriter(self._layer_context(), run_order(names))
         return writer.write(space, conversations, report)
+
+    def add_layers(self, space: str, layers: str | Sequence[str]) -> IngestReport:
+        """Compute ``layers`` (and the layers they need that the space lacks) for everything
+        ``space`` holds, from its stored turns; layers it holds already are read, not redone."""
+        check_space(space)
+        self.ensure_schema()
+        wanted = [name for name in parse_names(layers) if name != "turns"]
+        state = space_state(self.store, space, tuple(with_needs(wanted)))
+        if state.sessions == 0:
+            raise InputError(f"space {space!r} holds no conversations; ingest a file first",
+                             field="space")
+        present = [n for n in with_needs(wanted) if n not in state.missing]
+        order = [n for n in run_order(wanted, present=present) if n != "turns"]
+        report = IngestReport(space=space)
+        if order:
+            writer = GraphWriter(self._layer_context(), order)
+            writer.write(space, stored_conversations(self.store, space), report)
+        return report
 
     # ------------------------------------------------------------------ read path
     def search(
@@ -139,10 +165,12 @@ class Memory:
         if budget <= 0:
             raise InputError("the budget must be a positive number of tokens", field="budget")
         chosen = get_strategy(name, **overrides)
+        self._check_vectors()
         began = time.perf_counter()
         llm = self.llm if self.settings.llm_retrieval else None
-        context = RetrievalContext(self.store, self.embedder, self.projections, llm)
-        hits = chosen.search(context, question, space, budget)
+        context = RetrievalContext(self.store, self.embedder, Query(question, self.embedder),
+                                   self.projections, llm)
+        hits = chosen.search(context, space, budget)
         packed = pack(hits, budget)
         latency = (time.perf_counter() - began) * 1000
         return SearchResult(question=question, space=space, strategy=name, budget=budget,
@@ -159,17 +187,14 @@ class Memory:
             raise ConfigurationError("answer() needs an LLM: set GRAPHMEM_LLM_BASE_URL "
                                      "(and GRAPHMEM_LLM_MODEL / GRAPHMEM_LLM_API_KEY)")
         result = self.search(question, space=space, strategy=strategy, budget=budget)
-        try:
-            reply = llm.structured(answer_prompt.TASK,
-                                   answer_prompt.messages(question, result.context, today),
-                                   answer_prompt.AnswerOutput)
-        except LLMError as exc:
-            # the LLM-free answer: the best memory found, marked as such
-            llm.record_fallback(answer_prompt.TASK)
-            best = result.hits[0].text if result.hits else ""
-            return Answer(question=question, answer=best, search=result, model=llm.model,
-                          fallback=str(exc))
-        return Answer(question=question, answer=reply.answer, search=result, model=llm.model)
+        why: list[str] = []
+        reply = answer_prompt.STEP.run(
+            llm, lambda: answer_prompt.messages(question, result.context, today),
+            accept=lambda out: out.answer,
+            # the LLM-free answer: the best memory found, marked as a fallback below
+            fallback=lambda: result.hits[0].text if result.hits else "", notes=why)
+        return Answer(question=question, answer=reply, search=result, model=llm.model,
+                      fallback=why[0] if why else None)
 
     def llm_usage(self) -> dict[str, TokenUsage]:
         """Calls, tokens, failures and fallbacks per LLM task so far (empty without an LLM)."""

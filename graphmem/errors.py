@@ -30,3 +30,11 @@ class ConfigurationError(GraphmemError):
 class UnknownStrategyError(GraphmemError):
     """No retrieval strategy has that name."""
 
+
+
+class MissingLayerError(GraphmemError):
+    """A strategy needs a layer that the space does not hold (yet)."""
+
+    def __init__(self, message: str, *, layer: str) -> None:
+        self.layer = layer
+        super().__init__(message)

@@ -4,12 +4,16 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Any, LiteralString, TypeVar, cast
+from typing import TYPE_CHECKING, Any, LiteralString, TypeVar, cast
 
 from neo4j import Driver, GraphDatabase, ManagedTransaction, Query
 
 from graphmem import cypher
 from graphmem.config import Settings
+from graphmem.errors import ConfigurationError
+
+if TYPE_CHECKING:
+    from graphmem.providers.embedder import Embedder
 
 T = TypeVar("T")
 
@@ -79,14 +83,34 @@ class GraphStore:
             session.run(_text(name), params).consume()
 
     def apply_schema(self) -> list[str]:
-        """Create every constraint and index (idempotent), then wait until they are online."""
+        """Create every constraint and index (idempotent), then wait until they are online.
+        Vector indexes get the configured embedding dimension."""
         applied = []
+        params = {"dimensions": self.settings.embedding_dimensions}
         with self._session() as session:
             for name in cypher.names():
                 if not name.startswith("schema/"):
                     continue
                 for statement in cypher.statements(name):
-                    session.run(Query(statement)).consume()
+                    session.run(Query(statement), params).consume()
                 applied.append(name)
             session.run("CALL db.awaitIndexes(300)").consume()
         return applied
+
+    def check_vector_indexes(self, embedder: Embedder) -> None:
+        """Refuse to go on when the embedder, GRAPHMEM_EMBEDDING_DIMENSIONS and the vector
+        indexes that exist disagree on the dimension."""
+        wanted = self.settings.embedding_dimensions
+        if embedder.dimensions != wanted:
+            raise ConfigurationError(
+                f"embedder {embedder.name!r} gives {embedder.dimensions}-d vectors but "
+                f"GRAPHMEM_EMBEDDING_DIMENSIONS is {wanted}")
+        wrong = [f"{row['name']} ({row['dimensions']}-d)"
+                 for row in self.read("admin/vector_indexes")
+                 if row["dimensions"] is not None and int(row["dimensions"]) != wanted]
+        if wrong:
+            raise ConfigurationError(
+                f"the vector indexes {', '.join(wrong)} of {self.settings.neo4j_uri} do not "
+                f"hold the configured {wanted}-d embeddings (GRAPHMEM_EMBEDDING_DIMENSIONS, "
+                f"embedder {embedder.name!r}); use a database made for this embedder, or drop "
+                "those indexes and re-ingest")

@@ -17,7 +17,8 @@ from tqdm import tqdm
 from graphmem.eval.datasets import Dialogue, segmentation_dialogues
 from graphmem.eval.segmentation import evaluate
 from graphmem.ingest.boundary_model import BoundaryModel, cut_features, fit_logistic
-from graphmem.ingest.segmentation import DEFAULT, SegmentationConfig, rule_topics, stage_one
+from graphmem.ingest.segmentation import DEFAULT, SegmentationConfig, stage_one
+from graphmem.ingest.topics import rule_topics
 from graphmem.providers.embedder import Embedder
 
 THRESHOLDS = tuple(round(0.05 * i, 2) for i in range(1, 20))

@@ -30,7 +30,7 @@ def _retrieval(dataset: str, data: Path, strategy: tuple[str, ...], budgets: lis
                limit: int | None, seed: int, llm: bool, qa_budget: int, out: Path) -> None:
     from graphmem.client import Memory
     from graphmem.eval.runner import EvalOptions, run_retrieval_eval
-    from graphmem.retrieve.strategies import get_strategy
+    from graphmem.retrieve.registry import get_strategy
 
     for name in strategy:
         get_strategy(name)  # fail before any work on an unknown name

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 
 from graphmem.models import Hit
-from graphmem.retrieve.context import pack
+from graphmem.retrieve.packing import pack
 
 MAX_SOURCES_FOR_CREDIT = 3
 

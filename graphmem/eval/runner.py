@@ -25,10 +25,10 @@ from graphmem.eval.metrics import covered_turns, percentile
 from graphmem.eval.qa import QAScorer
 from graphmem.ingest.loaders import parse_file
 from graphmem.models import ConversationRecord, Hit, SearchResult
-from graphmem.retrieve.context import pack
+from graphmem.retrieve.packing import pack
 
 Dataset = Literal["locomo", "longmemeval"]
-INGEST_VERSION = "raw-2"  # bump when ingestion writes something new that strategies need
+INGEST_VERSION = "layers-3"  # bump when ingestion writes something new that strategies need
 
 
 @dataclass(frozen=True)

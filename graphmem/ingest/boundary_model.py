@@ -18,12 +18,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
-if TYPE_CHECKING:
-    from graphmem.ingest.segmentation import TurnTopic
+from graphmem.ingest.topics import TurnTopic
 
 MODEL_PATH = Path(__file__).with_name("boundary_model.json")
 

@@ -15,11 +15,9 @@ import numpy as np
 
 from graphmem.ingest.edus import EDURecord, conversation_edus
 from graphmem.ingest.embedding_rows import changed, embedding_rows
-from graphmem.ingest.ids import conversation_id, session_id, turn_id
-from graphmem.models import ConversationRecord
-from graphmem.providers.embedder import Embedder
-from graphmem.providers.llm import LLM
-from graphmem.store import GraphStore, Tx
+from graphmem.ingest.ids import conversation_id, session_id
+from graphmem.ingest.layer import Job, Layer, LayerResult
+from graphmem.store import Tx
 
 SYNONYM_THRESHOLD = 0.9
 MAX_SYNONYMS = 100
@@ -43,6 +41,25 @@ class EduPayload:
     synonyms: list[dict[str, Any]] = field(default_factory=list)
     reused: int = 0
     fallbacks: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class EduUnit:
+    """One stored statement as later layers see it."""
+
+    id: str
+    session_id: str
+    text: str
+    speaker: str
+    source_ids: tuple[str, ...]
+    arguments: tuple[str, ...]  # sorted: the graph keeps no order among them
+
+
+@dataclass(frozen=True)
+class Edus:
+    """The EDU layer's hand-off: the conversation's statements in session and spoken order."""
+
+    units: tuple[EduUnit, ...]
 
 
 def synonym_pairs(new_ids: list[str], new_vectors: np.ndarray, all_ids: list[str],
@@ -70,36 +87,37 @@ def synonym_pairs(new_ids: list[str], new_vectors: np.ndarray, all_ids: list[str
     return [{"source": a, "target": b, "score": round(s, 6)} for (a, b), s in sorted(pairs.items())]
 
 
-class EduLayer:
+class EduLayer(Layer[EduPayload]):
     name = "edus"
+    reads = ("ingest/edu_embedding_hashes", "ingest/space_arguments",
+             "ingest/conversation_edus")
+    writes = ("ingest/merge_edus", "ingest/merge_arguments", "ingest/link_arguments",
+              "ingest/set_embeddings", "ingest/merge_synonyms")
+    prunes = ("ingest/prune_edus", "ingest/prune_argument_links")
 
-    def __init__(self, embedder: Embedder, llm: LLM | None = None) -> None:
-        self.embedder = embedder
-        self.llm = llm
-
-    def prepare(self, store: GraphStore, space: str, conv: ConversationRecord) -> EduPayload:
-        cid = conversation_id(space, conv.key)
-        payload = EduPayload(session_ids=[session_id(space, conv.key, s.key)
-                                          for s in conv.sessions])
+    def prepare(self, job: Job) -> EduPayload:
+        space, conv, cid = job.space, job.conversation, job.conversation_id
+        turns = job.handoff("turns").by_source
+        payload = EduPayload(session_ids=job.session_ids)
         texts: dict[str, str] = {}
         argument_texts: dict[str, str] = {}
         for session, edus in conversation_edus(conv, self.llm, payload.fallbacks):
             sid = session_id(space, conv.key, session.key)
             for order, edu in enumerate(edus):
                 eid = edu_id(space, conv.key, edu.key)
-                payload.edus.append(self._row(space, conv.key, cid, sid, order, eid, edu))
+                payload.edus.append(self._row(cid, sid, order, eid, edu, turns))
                 texts[eid] = edu.text
                 for arg in edu.arguments:
                     aid = argument_id(space, arg)
                     argument_texts[aid] = arg
                     payload.links.append({"edu_id": eid, "argument_id": aid})
         payload.arguments = [{"id": a, "text": t} for a, t in argument_texts.items()]
-        known = {row["id"]: row["embedded_hash"] for row in store.read(
+        known = {row["id"]: row["embedded_hash"] for row in self.store.read(
             "ingest/edu_embedding_hashes", space=space, conversation_id=cid)}
         todo = changed(self.embedder, texts, known)
         payload.reused = len(texts) - len(todo)
         payload.embeddings = embedding_rows(self.embedder, todo, texts)
-        stored = store.read("ingest/space_arguments", space=space)
+        stored = self.store.read("ingest/space_arguments", space=space)
         stored_ids = [row["id"] for row in stored]
         new_args = [aid for aid in argument_texts if aid not in set(stored_ids)]
         new_rows = embedding_rows(self.embedder, new_args, argument_texts)
@@ -113,29 +131,40 @@ class EduLayer:
         return payload
 
     @staticmethod
-    def _row(space: str, conv_key: str, cid: str, sid: str, order: int, eid: str,
-             edu: EDURecord) -> dict[str, Any]:
+    def _row(cid: str, sid: str, order: int, eid: str, edu: EDURecord,
+             turns: dict[str, str]) -> dict[str, Any]:
         return {"id": eid, "session_id": sid, "conversation_id": cid, "kind": edu.kind,
                 "text": edu.text, "rendered": edu.rendered, "speaker": edu.speaker,
                 "order": order, "source_ids": list(edu.source_ids),
-                "source_turn_ids": [turn_id(space, conv_key, s) for s in edu.source_ids]}
+                "source_turn_ids": [turns[s] for s in edu.source_ids],
+                "arguments": list(edu.arguments)}
 
-    def counts(self, payload: EduPayload) -> dict[str, int]:
-        counts = {"edus": len(payload.edus), "arguments": len(payload.arguments),
-                  "synonym pairs": len(payload.synonyms)}
-        if self.llm is not None:
-            counts["LLM fallbacks"] = len(payload.fallbacks)
-        return counts
+    def result(self, payload: EduPayload) -> LayerResult:
+        return LayerResult({"edus": len(payload.edus), "arguments": len(payload.arguments),
+                            "synonym pairs": len(payload.synonyms)},
+                           embedded=len(payload.embeddings), unchanged=payload.reused,
+                           fallbacks=payload.fallbacks)
 
-    def write(self, tx: Tx, space: str, payload: EduPayload) -> None:
+    def handoff(self, payload: EduPayload) -> Edus:
+        return Edus(tuple(EduUnit(r["id"], r["session_id"], r["text"], r["speaker"],
+                                  tuple(r["source_ids"]), tuple(sorted(r["arguments"])))
+                          for r in payload.edus))
+
+    def load(self, job: Job) -> Edus:
+        rows = self.store.read("ingest/conversation_edus", space=job.space,
+                               conversation_id=job.conversation_id)
+        return Edus(tuple(EduUnit(r["id"], r["session_id"], r["text"], r["speaker"],
+                                  tuple(r["source_ids"]), tuple(sorted(r["arguments"])))
+                          for r in rows))
+
+    def write(self, tx: Tx, job: Job, payload: EduPayload) -> None:
+        space = job.space
         edu_ids = [row["id"] for row in payload.edus]
         tx.run("ingest/prune_edus", space=space, session_ids=payload.session_ids, keep=edu_ids)
-        for start in range(0, len(payload.edus), 500):
-            tx.run("ingest/merge_edus", space=space, edus=payload.edus[start : start + 500])
-        tx.run("ingest/merge_arguments", space=space, arguments=payload.arguments,
-               links=payload.links, edu_ids=edu_ids)
-        for start in range(0, len(payload.embeddings), 500):
-            tx.run("ingest/set_embeddings", space=space,
-                   rows=payload.embeddings[start : start + 500])
+        self.write_rows(tx, "ingest/merge_edus", "edus", payload.edus, space=space)
+        tx.run("ingest/prune_argument_links", space=space, edu_ids=edu_ids, links=payload.links)
+        self.write_rows(tx, "ingest/merge_arguments", "arguments", payload.arguments, space=space)
+        self.write_rows(tx, "ingest/link_arguments", "links", payload.links, space=space)
+        self.write_rows(tx, "ingest/set_embeddings", "rows", payload.embeddings, space=space)
         if payload.synonyms:
-            tx.run("ingest/merge_synonyms", space=space, pairs=payload.synonyms)
+            self.write_rows(tx, "ingest/merge_synonyms", "pairs", payload.synonyms, space=space)

@@ -21,17 +21,14 @@ from typing import Any, Literal
 from graphmem.models import ConversationRecord, SessionRecord, TurnRecord
 from graphmem.nlp import nlp
 from graphmem.prompts import edu_extraction, event_arguments
-from graphmem.providers.llm import LLM, LLMError
+from graphmem.providers.llm import LLM
+from graphmem.text import arguments_of, display_name, turn_line
 
 FIRST_PERSON = {"i": "", "me": "", "myself": "", "my": "'s", "mine": "'s"}
 SECOND_PERSON = {"you": "", "yourself": "", "your": "'s", "yours": "'s"}
 BE_AFTER_I = {"am": "is", "'m": "is", "’m": "is", "'ve": "has", "’ve": "has", "have": "has"}
 RELATIVE = re.compile(r"\b(yesterday|today|tonight|tomorrow|last|next|ago|this|recently|"
                       r"earlier|weekend|morning|evening)\b", re.IGNORECASE)
-SKIP_ENTITIES = {"CARDINAL", "ORDINAL", "PERCENT", "MONEY", "QUANTITY", "TIME", "DATE"}
-LEADING_WORDS = {"a", "an", "the", "my", "your", "his", "her", "their", "our", "its", "this",
-                 "that", "these", "those", "some", "any", "every", "each", "all", "another",
-                 "many", "much", "few", "several", "more", "most", "lots", "lot", "of", "such"}
 MIN_WORDS = 3
 CHUNK_MIN_CHARS = 600
 
@@ -45,11 +42,6 @@ class EDURecord:
     speaker: str
     source_ids: tuple[str, ...]
     arguments: tuple[str, ...]
-
-
-def display_name(speaker: str) -> str:
-    """LongMemEval's roles read better capitalised: user -> User."""
-    return speaker.capitalize() if speaker in {"user", "assistant"} else speaker
 
 
 @lru_cache(maxsize=4096)
@@ -69,29 +61,6 @@ def resolve_relative(expression: str, base: datetime) -> str | None:
     if "week" in lowered:
         return f"the week of {when.day} {when:%B %Y}"
     return f"{when.day} {when:%B %Y}"
-
-
-def normalise_argument(span: Any) -> str | None:
-    words = [t for t in span if not (t.is_punct or t.is_space)]
-    while words and (words[0].lower_ in LEADING_WORDS or words[0].like_num
-                     or words[0].pos_ in {"DET", "PRON", "ADV", "NUM"}):
-        words = words[1:]
-    if not words or all(t.is_stop or t.pos_ == "PRON" for t in words):
-        return None
-    text = " ".join(t.lemma_.lower() if t is words[-1] else t.lower_ for t in words)
-    text = re.sub(r"\s+", " ", text).strip(" '\"-")
-    return text if len(text) > 1 else None
-
-
-def arguments_of(sentence: Any) -> tuple[str, ...]:
-    found: dict[str, None] = {}
-    for ent in sentence.ents:
-        if ent.label_ not in SKIP_ENTITIES and (arg := normalise_argument(ent)):
-            found.setdefault(arg, None)
-    for chunk in sentence.noun_chunks:
-        if chunk.root.pos_ != "PRON" and (arg := normalise_argument(chunk)):
-            found.setdefault(arg, None)
-    return tuple(found)
 
 
 def rewrite(sentence: Any, speaker: str, listener: str | None, day: datetime | None) -> str:
@@ -138,7 +107,7 @@ def _chunk(turn: TurnRecord, doc: Any, speaker: str, asked: str | None) -> EDURe
     if topics:
         summary += f" Covers: {', '.join(topics)}."
     return EDURecord(key=f"{turn.source_id}~chunk", kind="chunk", text=summary,
-                     rendered=f"{speaker}: {turn.text}", speaker=speaker,
+                     rendered=turn_line(speaker, turn.text, turn.image_caption), speaker=speaker,
                      source_ids=(turn.source_id,), arguments=tuple(topics))
 
 
@@ -182,16 +151,12 @@ def session_edus(session: SessionRecord, speakers: Sequence[str]) -> list[EDURec
     return edus
 
 
-def llm_session_edus(session: SessionRecord, speakers: Sequence[str],
-                     llm: LLM) -> list[EDURecord]:
-    """The EDUs of one session written by the LLM (one call), with LLM arguments (one call).
-    Raises :class:`LLMError` or ``ValueError`` when the reply cannot be used as it is."""
+def _llm_records(session: SessionRecord, reply: edu_extraction.EDUExtraction,
+                 llm: LLM | None, fallbacks: list[str] | None) -> list[EDURecord]:
+    """The LLM's statements of one session as records, with the LLM's arguments (one more
+    call; the parser's where that reply is unusable). A statement citing a turn that does
+    not exist makes the whole reply unusable (``ValueError``)."""
     turns = session.turns
-    names = [display_name(s) for s in speakers]
-    text = edu_extraction.render_session(
-        session.started_at, names, [(display_name(t.speaker), t.text) for t in turns])
-    reply = llm.structured(edu_extraction.TASK, edu_extraction.messages(text),
-                           edu_extraction.EDUExtraction)
     edus: list[EDURecord] = []
     for n, item in enumerate(reply.edus):
         if any(not 0 <= i < len(turns) for i in item.source_turns):
@@ -200,43 +165,44 @@ def llm_session_edus(session: SessionRecord, speakers: Sequence[str],
         speaker = display_name(sources[0].speaker)
         rendered = item.text
         if item.kind == "chunk":
-            rendered = "\n".join(f"{display_name(t.speaker)}: {t.text}" for t in sources)
+            rendered = "\n".join(turn_line(display_name(t.speaker), t.text, t.image_caption)
+                                 for t in sources)
         edus.append(EDURecord(key=f"{sources[0].source_id}~L{n}", kind=item.kind,
                               text=item.text, rendered=rendered, speaker=speaker,
                               source_ids=tuple(t.source_id for t in sources), arguments=()))
-    try:
-        found = llm.structured(event_arguments.TASK,
-                               event_arguments.messages([e.text for e in edus]),
-                               event_arguments.ArgumentExtraction)
-        by_index = {s.index: s for s in found.statements}
-    except LLMError:
-        by_index = {}
-        llm.record_fallback(event_arguments.TASK)
-    out = []
-    for i, edu in enumerate(edus):
-        if i in by_index:
-            args = tuple(dict.fromkeys(a.argument.strip().lower() for a in by_index[i].arguments
-                                       if a.argument.strip()))
-        else:
-            args = arguments_of(nlp()(edu.text)[:])
-        out.append(EDURecord(edu.key, edu.kind, edu.text, edu.rendered, edu.speaker,
-                             edu.source_ids, args))
-    return out
+
+    def by_statement(found: event_arguments.ArgumentExtraction) -> dict[int, tuple[str, ...]]:
+        return {s.index: tuple(dict.fromkeys(a.argument.strip().lower() for a in s.arguments
+                                             if a.argument.strip()))
+                for s in found.statements}
+
+    def none_chosen() -> dict[int, tuple[str, ...]]:
+        return {}  # every statement gets the parser's arguments
+
+    chosen = event_arguments.STEP.run(
+        llm, lambda: event_arguments.messages([e.text for e in edus]), accept=by_statement,
+        fallback=none_chosen, notes=fallbacks, where=f"arguments of session {session.key}")
+    return [EDURecord(e.key, e.kind, e.text, e.rendered, e.speaker, e.source_ids,
+                      chosen[i] if i in chosen else arguments_of(nlp()(e.text)[:]))
+            for i, e in enumerate(edus)]
+
+
+def _statements(conversation: ConversationRecord, session: SessionRecord, llm: LLM | None,
+                fallbacks: list[str] | None) -> list[EDURecord]:
+    speakers = conversation.speakers
+    return edu_extraction.STEP.run(
+        llm, lambda: edu_extraction.messages(edu_extraction.render_session(
+            session.started_at, [display_name(s) for s in speakers],
+            [(display_name(t.speaker), t.text) for t in session.turns])),
+        accept=lambda reply: _llm_records(session, reply, llm, fallbacks),
+        fallback=lambda: session_edus(session, speakers),
+        notes=fallbacks, where=f"{conversation.key}/{session.key}")
 
 
 def conversation_edus(conversation: ConversationRecord, llm: LLM | None = None,
                       fallbacks: list[str] | None = None
                       ) -> Iterable[tuple[SessionRecord, list[EDURecord]]]:
-    """EDUs of every session: by the LLM when one is given, else (or when its reply for a
-    session is unusable, which is recorded in ``fallbacks``) by the rules above."""
-    speakers = conversation.speakers
+    """EDUs of every session: by the LLM when one is given (one call per session), else, or
+    when its reply for a session is unusable (recorded in ``fallbacks``), by the rules."""
     for session in conversation.sessions:
-        if llm is not None:
-            try:
-                yield session, llm_session_edus(session, speakers, llm)
-                continue
-            except (LLMError, ValueError) as exc:
-                llm.record_fallback(edu_extraction.TASK)
-                if fallbacks is not None:
-                    fallbacks.append(f"{conversation.key}/{session.key}: {exc}")
-        yield session, session_edus(session, speakers)
+        yield session, _statements(conversation, session, llm, fallbacks)

@@ -20,14 +20,14 @@ from typing import Any
 from urllib.parse import quote
 
 from graphmem.ingest.embedding_rows import changed, embedding_rows
-from graphmem.ingest.ids import conversation_id, session_id, turn_id
-from graphmem.ingest.segmentation import DEFAULT, SegmentationConfig, TurnTopic, segment
-from graphmem.models import ConversationRecord, SessionRecord, TurnRecord
+from graphmem.ingest.ids import session_id
+from graphmem.ingest.layer import Job, Layer, LayerContext, LayerResult
+from graphmem.ingest.segmentation import DEFAULT, SegmentationConfig, segment
+from graphmem.ingest.topics import TurnTopic
+from graphmem.models import SessionRecord
 from graphmem.prompts import boundary_description
-from graphmem.providers.embedder import Embedder
-from graphmem.providers.llm import LLM, LLMError
-from graphmem.retrieve.context import format_date
-from graphmem.store import GraphStore, Tx
+from graphmem.store import Tx
+from graphmem.text import format_date, native_datetime, turn_line, turn_text
 
 CUT_CONTEXT = 4  # turns each side of a cut given to the boundary description
 SUMMARY_KEYWORDS = 12
@@ -38,14 +38,8 @@ def event_id(space: str, conversation: str, session: str, first_source_id: str) 
     return f"{session_id(space, conversation, session)}/event/{quote(first_source_id, safe='')}"
 
 
-def turn_line(turn: TurnRecord) -> str:
-    return _line({"speaker": turn.speaker, "text": turn.text, "image_caption": turn.image_caption})
-
-
 def _line(turn: dict[str, Any]) -> str:
-    line = f"{turn['speaker']}: {turn['text']}"
-    caption = turn.get("image_caption")
-    return f"{line} [shares an image: {caption}]" if caption else line
+    return turn_line(turn["speaker"], turn["text"], turn.get("image_caption"))
 
 
 def name_tokens(speakers: Sequence[str]) -> frozenset[str]:
@@ -106,6 +100,25 @@ class EventPayload:
     fallbacks: list[str] = field(default_factory=list)
 
 
+@dataclass(frozen=True)
+class EventUnit:
+    """One event as later layers see it."""
+
+    id: str
+    session_id: str
+    summary: str
+    topics: tuple[str, ...]
+    keywords: tuple[str, ...]
+    source_ids: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Events:
+    """The events layer's hand-off: the events of the sessions written, in time order."""
+
+    units: tuple[EventUnit, ...]
+
+
 def rule_description(before: _EventView | None, after: _EventView, cut_lines: Sequence[str]) -> str:
     """The LLM-free boundary text: what ended, what began, and the turns at the cut."""
     day = format_date(after.started_at) or after.date_text or ""
@@ -120,27 +133,29 @@ def rule_description(before: _EventView | None, after: _EventView, cut_lines: Se
            f"At the change: {' / '.join(cut_lines)}"
 
 
-class EventLayer:
+class EventLayer(Layer[EventPayload]):
     name = "events"
+    reads = ("ingest/conversation_events",)
+    writes = ("ingest/merge_events", "ingest/merge_boundaries", "ingest/set_event_embeddings",
+              "ingest/link_events")
+    prunes = ("ingest/prune_events",)
 
-    def __init__(self, embedder: Embedder, llm: LLM | None = None,
-                 config: SegmentationConfig = DEFAULT) -> None:
-        self.embedder = embedder
-        self.llm = llm
+    def __init__(self, context: LayerContext, config: SegmentationConfig = DEFAULT) -> None:
+        super().__init__(context)
         self.config = config
 
-    def prepare(self, store: GraphStore, space: str, conv: ConversationRecord) -> EventPayload:
-        cid = conversation_id(space, conv.key)
-        payload = EventPayload(cid, [session_id(space, conv.key, s.key) for s in conv.sessions])
-        stored = store.read("ingest/conversation_events", space=space, conversation_id=cid,
-                            context=CUT_CONTEXT)
+    def prepare(self, job: Job) -> EventPayload:
+        space, conv, cid = job.space, job.conversation, job.conversation_id
+        payload = EventPayload(cid, job.session_ids)
+        stored = self._stored(job)
         known = {row["id"]: row["embedded_hash"] for row in stored}
         known.update({row["boundary_id"]: row["boundary_hash"] for row in stored
                       if row["boundary_id"]})
         views = [self._stored_view(row) for row in stored
                  if row["session_id"] not in set(payload.session_ids)]
+        turns = job.handoff("turns").by_source
         for session in conv.sessions:
-            views.extend(self._session_events(space, conv.key, session, payload,
+            views.extend(self._session_events(space, conv.key, session, payload, turns,
                                               name_tokens(conv.speakers)))
         views.sort(key=_EventView.sort_key)
         texts: dict[str, str] = {row["id"]: row["summary"] for row in payload.events}
@@ -154,11 +169,14 @@ class EventLayer:
         payload.embeddings = embedding_rows(self.embedder, todo, texts)
         return payload
 
+    def _stored(self, job: Job) -> list[dict[str, Any]]:
+        return self.store.read("ingest/conversation_events", space=job.space,
+                               conversation_id=job.conversation_id, context=CUT_CONTEXT)
+
     @staticmethod
     def _stored_view(row: dict[str, Any]) -> _EventView:
-        started = row["started_at"]
-        native = started.to_native() if hasattr(started, "to_native") else started
-        return _EventView(row["id"], row["session_id"], native, int(row["session_index"] or 0),
+        return _EventView(row["id"], row["session_id"], native_datetime(row["started_at"]),
+                          int(row["session_index"] or 0),
                           int(row["order"]), row["summary"] or "", list(row["topics"] or []),
                           row["date_text"], [_line(t) for t in row["first_turns"]],
                           [_line(t) for t in row["last_turns"]],
@@ -166,14 +184,14 @@ class EventLayer:
                           [t["id"] for t in row["last_turns"]], row["p_eb"])
 
     def _session_events(self, space: str, conv_key: str, session: SessionRecord,
-                        payload: EventPayload, names: frozenset[str]) -> list[_EventView]:
+                        payload: EventPayload, turn_ids: dict[str, str],
+                        names: frozenset[str]) -> list[_EventView]:
         turns = list(session.turns)
         if not turns:
             return []
         sid = session_id(space, conv_key, session.key)
-        texts = [t.text + (f" [image: {t.image_caption}]" if t.image_caption else "")
-                 for t in turns]
-        result = segment(texts, self.embedder, self.config, self.llm)
+        result = segment([turn_text(t.text, t.image_caption) for t in turns],
+                         self.embedder, self.config, self.llm)
         payload.fallbacks.extend(f"{conv_key}/{session.key} {note}" for note in result.notes)
         starts = [0, *result.boundaries, len(turns)]
         views = []
@@ -181,20 +199,19 @@ class EventLayer:
             span = turns[a:b]
             topics, words, summary = summarise(result.topics[a:b], names)
             eid = event_id(space, conv_key, session.key, span[0].source_id)
-            turn_ids = [turn_id(space, conv_key, t.source_id) for t in span]
+            ids = [turn_ids[t.source_id] for t in span]
             name = (topics[0] if topics else (words[0] if words else "event"))[:40]
             payload.events.append({
                 "id": eid, "session_id": sid, "conversation_id": payload.conversation_id,
                 "order": order, "name": name, "summary": summary, "topics": topics,
                 "keywords": words, "source_ids": [t.source_id for t in span],
-                "source_turn_ids": turn_ids, "started_at": session.started_at,
+                "source_turn_ids": ids, "started_at": session.started_at,
                 "date_text": session.date_text})
-            lines = [turn_line(t) for t in span]
+            lines = [turn_line(t.speaker, t.text, t.image_caption) for t in span]
             views.append(_EventView(
                 eid, sid, session.started_at, session.index, order, summary, topics,
                 session.date_text, lines[:CUT_CONTEXT], lines[-CUT_CONTEXT:],
-                turn_ids[:CUT_CONTEXT], turn_ids[-CUT_CONTEXT:],
-                result.p_eb.get(a) if a else None))
+                ids[:CUT_CONTEXT], ids[-CUT_CONTEXT:], result.p_eb.get(a) if a else None))
         return views
 
     def _boundary(self, cid: str, before: _EventView | None, after: _EventView,
@@ -206,44 +223,53 @@ class EventLayer:
             kind = "session_start"
         else:
             kind = "topic"
-        description = None
-        if self.llm is not None:
-            try:
-                reply = self.llm.structured(
-                    boundary_description.TASK,
-                    boundary_description.messages(before.summary if before else "",
-                                                  after.summary, cut_lines),
-                    boundary_description.BoundaryOutput)
-                description = reply.description.strip()
-            except LLMError as exc:
-                self.llm.record_fallback(boundary_description.TASK)
-                fallbacks.append(f"boundary before {after.id}: {exc}")
-        description = description or rule_description(before, after, cut_lines)
+        description = boundary_description.STEP.run(
+            self.llm, lambda: boundary_description.messages(
+                before.summary if before else "", after.summary, cut_lines),
+            accept=lambda reply: _non_empty(reply.description),
+            fallback=lambda: rule_description(before, after, cut_lines),
+            notes=fallbacks, where=f"boundary before {after.id}")
         turn_ids = [*(before.last_turn_ids if before else []), *after.first_turn_ids]
         label = after.topics[0] if after.topics else "event"
         return {"id": f"{after.id}/boundary", "conversation_id": cid, "opens": after.id,
                 "kind": kind, "name": f"→ {label}"[:42], "description": description,
                 "p_eb": after.p_eb, "source_turn_ids": turn_ids}
 
-    def counts(self, payload: EventPayload) -> dict[str, int]:
-        counts = {"events": len(payload.events), "boundaries": len(payload.boundaries)}
-        if self.llm is not None:
-            counts["event LLM fallbacks"] = len(payload.fallbacks)
-        return counts
+    def result(self, payload: EventPayload) -> LayerResult:
+        return LayerResult({"events": len(payload.events),
+                            "boundaries": len(payload.boundaries)},
+                           embedded=len(payload.embeddings), unchanged=payload.reused,
+                           fallbacks=payload.fallbacks)
 
-    def write(self, tx: Tx, space: str, payload: EventPayload) -> None:
+    def handoff(self, payload: EventPayload) -> Events:
+        return Events(tuple(EventUnit(r["id"], r["session_id"], r["summary"],
+                                      tuple(r["topics"]), tuple(r["keywords"]),
+                                      tuple(r["source_ids"])) for r in payload.events))
+
+    def load(self, job: Job) -> Events:
+        wanted = set(job.session_ids)
+        return Events(tuple(EventUnit(r["id"], r["session_id"], r["summary"] or "",
+                                      tuple(r["topics"] or ()), tuple(r["keywords"] or ()),
+                                      tuple(r["source_ids"] or ()))
+                            for r in self._stored(job) if r["session_id"] in wanted))
+
+    def write(self, tx: Tx, job: Job, payload: EventPayload) -> None:
+        space = job.space
         tx.run("ingest/prune_events", space=space, conversation_id=payload.conversation_id,
                session_ids=payload.session_ids,
                keep_events=[row["id"] for row in payload.events],
                keep_boundaries=[row["id"] for row in payload.boundaries],
                event_turns=[{"id": r["id"], "source_turn_ids": r["source_turn_ids"]}
                             for r in payload.events])
-        for start in range(0, len(payload.events), 500):
-            tx.run("ingest/merge_events", space=space, events=payload.events[start : start + 500])
-        for start in range(0, len(payload.boundaries), 500):
-            tx.run("ingest/merge_boundaries", space=space,
-                   boundaries=payload.boundaries[start : start + 500])
-        for start in range(0, len(payload.embeddings), 500):
-            tx.run("ingest/set_event_embeddings", space=space,
-                   rows=payload.embeddings[start : start + 500])
+        self.write_rows(tx, "ingest/merge_events", "events", payload.events, space=space)
+        self.write_rows(tx, "ingest/merge_boundaries", "boundaries", payload.boundaries,
+                        space=space)
+        self.write_rows(tx, "ingest/set_event_embeddings", "rows", payload.embeddings,
+                        space=space)
         tx.run("ingest/link_events", space=space, conversation_id=payload.conversation_id)
+
+
+def _non_empty(text: str) -> str:
+    if not text.strip():
+        raise ValueError("empty description")
+    return text.strip()

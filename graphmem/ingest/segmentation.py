@@ -16,21 +16,17 @@ A boundary is the index of the turn that starts a new event (0 is never one).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import partial
 
 import numpy as np
 
 from graphmem.ingest.boundary_model import BoundaryModel, cut_features, load_model
-from graphmem.nlp import nlp
+from graphmem.ingest.topics import MAX_KEYWORDS, TurnTopic, rule_topics, topic_texts
 from graphmem.prompts import intent, turn_topic
 from graphmem.providers.embedder import Embedder, Vectors
-from graphmem.providers.llm import LLM, LLMError
-
-KEYWORD_POS = {"NOUN", "PROPN", "VERB", "ADJ", "NUM"}
-MAX_KEYWORDS = 8
-_SPACES = re.compile(r"\s+")
+from graphmem.providers.llm import LLM
 
 
 @dataclass(frozen=True)
@@ -45,19 +41,6 @@ class SegmentationConfig:
 DEFAULT = SegmentationConfig()
 
 
-@dataclass(frozen=True)
-class TurnTopic:
-    """What Stage 1 knows of a turn: a short topic and its keywords."""
-
-    topic: str
-    keywords: tuple[str, ...]
-    terms: tuple[str, ...] = ()  # noun phrases for event summaries (rules); empty: keywords
-
-    def describe(self) -> str:
-        words = ", ".join(self.keywords)
-        return f"{self.topic} ({words})" if words and self.topic else self.topic or words
-
-
 @dataclass
 class Segmentation:
     """The outcome for one sequence of turns."""
@@ -69,44 +52,6 @@ class Segmentation:
     p_eb: dict[int, float] = field(default_factory=dict)
     fallbacks: int = 0
     notes: list[str] = field(default_factory=list)
-
-
-def keywords(doc: object) -> tuple[str, ...]:
-    """Content lemmas of a spaCy doc, most frequent first (ties by first use), deduplicated."""
-    counts: dict[str, int] = {}
-    for token in doc:  # type: ignore[attr-defined]
-        if token.pos_ in KEYWORD_POS and not token.is_stop and token.is_alpha and len(token) > 1:
-            lemma = token.lemma_.lower()
-            counts[lemma] = counts.get(lemma, 0) + 1
-    ranked = sorted(counts, key=lambda k: -counts[k])  # sorted is stable: first use breaks ties
-    return tuple(ranked[:MAX_KEYWORDS])
-
-
-def rule_topics(texts: Sequence[str]) -> list[TurnTopic]:
-    """LLM-free topics: the first noun chunk (or keyword) as topic, content lemmas as keywords."""
-    out = []
-    for doc in nlp().pipe([_SPACES.sub(" ", t) for t in texts]):
-        words = keywords(doc)
-        chunks = [" ".join(t.lower_ for t in c if t.pos_ not in {"DET", "PRON"})
-                  for c in doc.noun_chunks if c.root.pos_ in {"NOUN", "PROPN"}]
-        chunks = [c for c in chunks if c]
-        out.append(TurnTopic(chunks[0] if chunks else (words[0] if words else ""), words,
-                             tuple(dict.fromkeys(chunks))[:MAX_KEYWORDS]))
-    return out
-
-
-def topic_texts(texts: Sequence[str], topics: Sequence[TurnTopic]) -> list[str]:
-    """What the LLM-free Stage 1 embeds for each turn: its topic and keywords and the turn
-    itself. The previous turn is context only where the turn has no keywords of its own (a
-    bare reply such as "lol" or "yes!" stays on the topic it answers); adding the previous
-    keywords everywhere blurred real cuts on the TIAGE training split."""
-    out = []
-    for i, (text, topic) in enumerate(zip(texts, topics, strict=True)):
-        line = f"{topic.describe()}: {text}"
-        if i and not topic.keywords and topics[i - 1].keywords:
-            line += f" | before: {', '.join(topics[i - 1].keywords)}"
-        out.append(line)
-    return out
 
 
 def pearson_mi(vectors: Vectors) -> np.ndarray:
@@ -148,19 +93,21 @@ def llm_topics(texts: Sequence[str], llm: LLM, fallbacks: list[str]
     rules = rule_topics(texts)
     out: list[TurnTopic] = []
     fell_back: set[int] = set()
+
+    def accept(reply: turn_topic.TopicOutput) -> TurnTopic:
+        words = tuple(dict.fromkeys(k.strip().lower() for k in reply.keywords if k.strip()))
+        return TurnTopic(reply.topic.strip(), words[:MAX_KEYWORDS])
+
+    def rule(i: int) -> TurnTopic:
+        fell_back.add(i)
+        return rules[i]
+
     for i, text in enumerate(texts):
-        previous_text = texts[i - 1] if i else ""
-        previous_label = out[-1].describe() if out else ""
-        try:
-            reply = llm.structured(turn_topic.TASK, turn_topic.messages(
-                previous_text, previous_label, text), turn_topic.TopicOutput)
-            words = tuple(dict.fromkeys(k.strip().lower() for k in reply.keywords if k.strip()))
-            out.append(TurnTopic(reply.topic.strip(), words[:MAX_KEYWORDS]))
-        except LLMError as exc:
-            llm.record_fallback(turn_topic.TASK)
-            fallbacks.append(f"turn {i}: {exc}")
-            fell_back.add(i)
-            out.append(rules[i])
+        request = turn_topic.messages(texts[i - 1] if i else "",
+                                      out[-1].describe() if out else "", text)
+        out.append(turn_topic.STEP.run(llm, request, accept=accept,
+                                       fallback=partial(rule, i), notes=fallbacks,
+                                       where=f"turn {i}"))
     return out, fell_back
 
 
@@ -214,16 +161,10 @@ def _refine_llm(texts: Sequence[str], candidates: Sequence[int], config: Segment
     model instead (on its own scale: its threshold is mapped onto tau)."""
     requests = [intent.messages(texts[max(0, c - config.context): c],
                                 texts[c: c + config.context]) for c in candidates]
-    replies = llm.structured_batch(intent.TASK, requests, intent.IntentOutput)
-    out: dict[int, float] = {}
-    failed = []
-    for cut, reply in zip(candidates, replies, strict=True):
-        if isinstance(reply, LLMError):
-            llm.record_fallback(intent.TASK)
-            fallbacks.append(f"cut {cut}: {reply}")
-            failed.append(cut)
-        else:
-            out[cut] = reply.p_eb()
+    replies = intent.STEP.run_batch(llm, requests, accept=lambda reply: reply.p_eb(),
+                                    notes=fallbacks, where=lambda i: f"cut {candidates[i]}")
+    out = {cut: p for cut, p in zip(candidates, replies, strict=True) if p is not None}
+    failed = [cut for cut in candidates if cut not in out]
     if failed:
         rules = _refine_rules(texts, failed, config, embedder, topics, mi, model)
         threshold = _rules_threshold(config, model)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
+from graphmem.providers.llm_step import LLMStep
+
 TASK = "answer"
 
 SYSTEM = (
@@ -18,6 +20,9 @@ SYSTEM = (
 
 class AnswerOutput(BaseModel):
     answer: str = Field(description="the short answer")
+
+
+STEP = LLMStep(TASK, AnswerOutput)
 
 
 def messages(question: str, context: str, today: str | None = None) -> list[dict[str, str]]:

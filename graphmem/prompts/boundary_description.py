@@ -7,6 +7,8 @@ from collections.abc import Sequence
 
 from pydantic import BaseModel, Field
 
+from graphmem.providers.llm_step import LLMStep
+
 TASK = "boundary_description"
 
 SYSTEM = (
@@ -21,6 +23,9 @@ SYSTEM = (
 
 class BoundaryOutput(BaseModel):
     description: str = Field(min_length=1, max_length=1200)
+
+
+STEP = LLMStep(TASK, BoundaryOutput)
 
 
 def messages(ended: str, began: str, cut_turns: Sequence[str]) -> list[dict[str, str]]:

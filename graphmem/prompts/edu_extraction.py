@@ -8,6 +8,8 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from graphmem.providers.llm_step import LLMStep
+
 TASK = "edu_extraction"
 
 SYSTEM = (
@@ -50,6 +52,9 @@ class ExtractedEDU(BaseModel):
 
 class EDUExtraction(BaseModel):
     edus: list[ExtractedEDU]
+
+
+STEP = LLMStep(TASK, EDUExtraction)
 
 
 def render_session(started_at: datetime | None, speakers: Sequence[str],

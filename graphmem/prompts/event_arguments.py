@@ -6,6 +6,8 @@ from collections.abc import Sequence
 
 from pydantic import BaseModel, Field
 
+from graphmem.providers.llm_step import LLMStep
+
 TASK = "event_arguments"
 
 SYSTEM = (
@@ -30,6 +32,9 @@ class StatementArguments(BaseModel):
 
 class ArgumentExtraction(BaseModel):
     statements: list[StatementArguments]
+
+
+STEP = LLMStep(TASK, ArgumentExtraction)
 
 
 def messages(statements: Sequence[str]) -> list[dict[str, str]]:

@@ -11,6 +11,8 @@ from typing import Literal
 
 from pydantic import BaseModel, Field, field_validator
 
+from graphmem.providers.llm_step import LLMStep
+
 TASK = "intent"
 
 Intent = Literal["topic_introduction", "topic_shift", "detail_elaboration", "direct_response"]
@@ -58,6 +60,9 @@ class IntentOutput(BaseModel):
         def shift(item: LabelScore) -> float:
             return item.confidence if item.label in SHIFT_INTENTS else 1.0 - item.confidence
         return (shift(self.labels[0]) + shift(self.labels[1])) / 2
+
+
+STEP = LLMStep(TASK, IntentOutput)
 
 
 def messages(before: Sequence[str], after: Sequence[str]) -> list[dict[str, str]]:

@@ -6,6 +6,8 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from graphmem.providers.llm_step import LLMStep
+
 TASK = "judge"
 
 SYSTEM = (
@@ -21,6 +23,9 @@ SYSTEM = (
 class JudgeOutput(BaseModel):
     reasoning: str = Field(default="", description="one short sentence")
     verdict: Literal["CORRECT", "WRONG"]
+
+
+STEP = LLMStep(TASK, JudgeOutput)
 
 
 def messages(question: str, gold: str, candidate: str) -> list[dict[str, str]]:

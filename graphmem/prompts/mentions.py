@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pydantic import BaseModel
 
+from graphmem.providers.llm_step import LLMStep
+
 TASK = "mentions"
 
 SYSTEM = (
@@ -15,6 +17,9 @@ SYSTEM = (
 
 class MentionsOutput(BaseModel):
     mentions: list[str]
+
+
+STEP = LLMStep(TASK, MentionsOutput)
 
 
 def messages(question: str) -> list[dict[str, str]]:

@@ -8,6 +8,8 @@ from collections.abc import Sequence
 
 from pydantic import BaseModel
 
+from graphmem.providers.llm_step import LLMStep
+
 TASK = "relevance_filter"
 
 SYSTEM = (
@@ -21,6 +23,9 @@ SYSTEM = (
 
 class FilterOutput(BaseModel):
     keep: list[int]
+
+
+STEP = LLMStep(TASK, FilterOutput)
 
 
 def messages(question: str, items: Sequence[str]) -> list[dict[str, str]]:

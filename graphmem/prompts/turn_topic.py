@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
+from graphmem.providers.llm_step import LLMStep
+
 TASK = "turn_topic"
 
 SYSTEM = (
@@ -20,6 +22,9 @@ SYSTEM = (
 class TopicOutput(BaseModel):
     topic: str = Field(max_length=120)
     keywords: list[str] = Field(default_factory=list, max_length=12)
+
+
+STEP = LLMStep(TASK, TopicOutput)
 
 
 def messages(previous_text: str, previous_label: str, text: str) -> list[dict[str, str]]:

@@ -1,6 +1,8 @@
-"""The read path: strategies, fusion, packing into a budget, answering."""
+"""The read path: strategies (one registry of named recipes), packing into a budget."""
 
-from graphmem.retrieve.context import count_tokens, pack
-from graphmem.retrieve.strategies import RetrievalContext, get_strategy, strategy_names
+from graphmem.retrieve.base import Query, RetrievalContext, Strategy
+from graphmem.retrieve.packing import count_tokens, pack
+from graphmem.retrieve.registry import RECIPES, get_strategy, strategy_names
 
-__all__ = ["RetrievalContext", "count_tokens", "get_strategy", "pack", "strategy_names"]
+__all__ = ["RECIPES", "Query", "RetrievalContext", "Strategy", "count_tokens", "get_strategy",
+           "pack", "strategy_names"]

@@ -4,16 +4,10 @@ rerank of those events by their summaries, and the events' raw turns as context.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from graphmem.models import Hit
-from graphmem.retrieve.context import render_turn
-from graphmem.retrieve.strategies import (
-    RetrievalContext,
-    candidate_pool,
-    native_datetime,
-    turn_hit,
-)
+from graphmem.retrieve.base import RetrievalContext, SpaceState, Strategy, hits_for
+from graphmem.retrieve.hits import event_hit, turn_hit
 
 
 @dataclass(frozen=True)
@@ -34,39 +28,21 @@ class ESMemConfig:
             raise ValueError("esmem needs k >= 1, w >= 0 and alpha, beta in [0, 1]")
 
 
-def render_event(row: dict[str, Any]) -> str:
-    """The event's turns, one per line; the session's day heads the first."""
-    started = native_datetime(row.get("started_at"))
-    return "\n".join(render_turn(t["speaker"], t["text"], started if i == 0 else None,
-                                 t.get("image_caption")) for i, t in enumerate(row["turns"]))
+class ESMemSearch(Strategy[ESMemConfig]):
+    needs = ("turns", "events")
+    config_type = ESMemConfig
 
-
-def event_hit(row: dict[str, Any]) -> Hit:
-    started = native_datetime(row.get("started_at"))
-    return Hit(id=row["id"], kind="event", score=float(row["score"]), text=render_event(row),
-               source_turn_ids=[t["id"] for t in row["turns"]],
-               source_ids=[t["source_id"] for t in row["turns"]], session_id=row["session_id"],
-               started_at=started, date_text=row.get("date_text"),
-               speaker=row["turns"][0]["speaker"] if row["turns"] else None)
-
-
-class ESMemSearch:
-    def __init__(self, name: str, config: ESMemConfig) -> None:
-        self.name = name
-        self.config = config
-
-    def search(self, ctx: RetrievalContext, question: str, space: str, budget: int) -> list[Hit]:
+    def retrieve(self, ctx: RetrievalContext, state: SpaceState, budget: int) -> list[Hit]:
         c = self.config
-        candidates = candidate_pool(ctx, space, c.k, c.oversample)
+        candidates = state.candidates(c.k, c.oversample)
         if candidates == 0:
             return []
-        embedding = ctx.embedder.embed([question])[0].tolist()
+        common = {"space": state.space, "embedding": ctx.query.embedding, "k": c.k,
+                  "candidates": candidates, "w": c.w, "alpha": c.alpha}
         if c.turns:
-            rows = ctx.store.read("retrieve/esmem_turns", space=space, embedding=embedding,
-                                  k=c.k, candidates=candidates, w=c.w, alpha=c.alpha, beta=c.beta,
-                                  limit=max(20, budget // c.tokens_per_turn))
+            rows = ctx.store.read("retrieve/esmem_turns", **common, beta=c.beta,
+                                  limit=hits_for(budget, c.tokens_per_turn, 20))
             return [turn_hit(row) for row in rows]
-        limit = c.top_k if c.top_k is not None else max(10, budget // c.tokens_per_event)
-        rows = ctx.store.read("retrieve/esmem", space=space, embedding=embedding, k=c.k,
-                              candidates=candidates, w=c.w, alpha=c.alpha, limit=limit)
+        limit = c.top_k if c.top_k is not None else hits_for(budget, c.tokens_per_event, 10)
+        rows = ctx.store.read("retrieve/esmem", **common, limit=limit)
         return [event_hit(row) for row in rows if row["turns"]]

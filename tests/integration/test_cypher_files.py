@@ -36,7 +36,8 @@ def _schema_file(name: str) -> Case:
     def check(store: GraphStore, space: str, memory: Memory) -> None:
         with store.driver.session(database=store.database) as session:
             for statement in cypher.statements(name):
-                summary = session.run(statement).consume()  # type: ignore[arg-type]
+                summary = session.run(statement,  # type: ignore[arg-type]
+                                      dimensions=384).consume()
                 assert summary.counters.indexes_added == 0  # already there: a no-op
                 assert summary.counters.constraints_added == 0
 
@@ -123,10 +124,64 @@ def _vector(store: GraphStore, space: str, memory: Memory) -> None:
     assert len(rows) == 3 and rows[0]["source_id"] == "s2:1"
 
 
-@case("retrieve/count_turns")
-def _count(store: GraphStore, space: str, memory: Memory) -> None:
-    [row] = store.read("retrieve/count_turns", space=space)
-    assert row["in_space"] == 17 and row["in_database"] >= 17
+@case("admin/space_state")
+def _space_state(store: GraphStore, space: str, memory: Memory) -> None:
+    [row] = store.read("admin/space_state", space=space, layers=["turns", "edus", "nothing"])
+    assert row["in_space"] == 17 and row["in_database"] >= 17 and row["sessions"] == 3
+    assert row["layers"] == [{"layer": "turns", "missing": 0}, {"layer": "edus", "missing": 0},
+                             {"layer": "nothing", "missing": 3}]
+    [empty] = store.read("admin/space_state", space=space + "-none", layers=["turns"])
+    assert (empty["in_space"], empty["sessions"], empty["layers"]) == (
+        0, 0, [{"layer": "turns", "missing": 0}])
+
+
+@case("ingest/mark_layers")
+@case("admin/upgrade_session_layers")
+def _mark_layers(store: GraphStore, space: str, memory: Memory) -> None:
+    sid = session_id(space, KEY, "s1")
+    layers = query_rows(store, "MATCH (s:Session {id: $id}) RETURN s.layers AS l", id=sid)
+    assert layers == [{"l": ["turns", "edus", "events"]}]  # written by the ingest
+    query_rows(store, "MATCH (s:Session {id: $id}) REMOVE s.layers", id=sid)
+    [row] = store.write("admin/upgrade_session_layers")
+    assert row["upgraded"] >= 1  # read from what hangs off the session
+    assert query_rows(store, "MATCH (s:Session {id: $id}) RETURN s.layers AS l", id=sid) == layers
+    [row] = store.write("ingest/mark_layers", space=space, session_ids=[sid],
+                        layers=["extra", "turns"], known=["turns", "extra", "edus", "events"])
+    assert row == {"sessions": 1}
+    assert query_rows(store, "MATCH (s:Session {id: $id}) RETURN s.layers AS l", id=sid) == [
+        {"l": ["turns", "extra", "edus", "events"]}]  # kept, added, in the known order
+    assert store.write("ingest/mark_layers", space="elsewhere", session_ids=[sid],
+                       layers=["x"], known=["x"]) == [{"sessions": 0}]
+
+
+@case("ingest/conversation_records")
+def _conversation_records(store: GraphStore, space: str, memory: Memory) -> None:
+    [row] = store.read("ingest/conversation_records", space=space)
+    assert row["conversation"] == KEY and [s["key"] for s in row["sessions"]] == ["s1", "s2",
+                                                                                   "s3"]
+    first = row["sessions"][0]["turns"]
+    assert [t["order"] for t in first] == list(range(len(first)))
+    assert first[0]["source_id"] == "s1:1" and first[0]["speaker"] == "Maya"
+    assert store.read("ingest/conversation_records", space="elsewhere") == []
+
+
+@case("ingest/conversation_edus")
+def _conversation_edus(store: GraphStore, space: str, memory: Memory) -> None:
+    rows = store.read("ingest/conversation_edus", space=space,
+                      conversation_id=conversation_id(space, KEY))
+    assert len(rows) == len(_edu_rows(store, space))
+    assert rows[0]["session_id"].endswith("/s1") and rows[-1]["session_id"].endswith("/s3")
+    assert any("pottery class" in r["arguments"] for r in rows)
+    assert store.read("ingest/conversation_edus", space="elsewhere",
+                      conversation_id=conversation_id(space, KEY)) == []
+
+
+@case("admin/vector_indexes")
+def _vector_indexes(store: GraphStore, space: str, memory: Memory) -> None:
+    rows = store.read("admin/vector_indexes")
+    assert {r["name"]: r["dimensions"] for r in rows} == {
+        name: 384 for name in ("argument_embedding", "boundary_embedding", "edu_embedding",
+                               "event_embedding", "turn_embedding")}
 
 
 @case("admin/list_spaces")
@@ -179,6 +234,8 @@ def _prune(store: GraphStore, space: str, memory: Memory) -> None:
 @case("ingest/set_embeddings")
 @case("ingest/space_arguments")
 @case("ingest/merge_arguments")
+@case("ingest/link_arguments")
+@case("ingest/prune_argument_links")
 @case("ingest/merge_synonyms")
 def _arguments(store: GraphStore, space: str, memory: Memory) -> None:
     args = store.read("ingest/space_arguments", space=space)
@@ -188,10 +245,17 @@ def _arguments(store: GraphStore, space: str, memory: Memory) -> None:
                         pairs=[{"source": first, "target": second, "score": 0.95}])
     assert row == {"synonyms": 1}
     edu = _edu_rows(store, space)[0]["id"]
-    [merged] = store.write("ingest/merge_arguments", space=space,
-                           arguments=[{"id": first, "text": "x"}],
-                           links=[{"edu_id": edu, "argument_id": first}], edu_ids=[edu])
-    assert merged["merged"] == 1 and merged["links"] == 1
+    assert store.write("ingest/merge_arguments", space=space,
+                       arguments=[{"id": first, "text": "x"}]) == [{"arguments": 1}]
+    assert store.write("ingest/link_arguments", space=space,
+                       links=[{"edu_id": edu, "argument_id": first}]) == [{"links": 1}]
+    linked = "MATCH (:EDU {id: $e})-[:HAS_ARGUMENT]->(a) RETURN a.id AS id ORDER BY id"
+    assert {"id": first} in query_rows(store, linked, e=edu)
+    store.write("ingest/prune_argument_links", space=space, edu_ids=[edu],
+                links=[{"edu_id": edu, "argument_id": first}])
+    assert query_rows(store, linked, e=edu) == [{"id": first}]  # only the named link is left
+    assert store.write("ingest/prune_argument_links", space="elsewhere", edu_ids=[edu],
+                       links=[]) == [{"dropped": 0}]
     assert store.write("ingest/set_embeddings", space=space, rows=[
         {"id": first, "embedding": vector(memory, "clay"), "embedded_hash": "h"}]) == [
         {"embedded": 1}]

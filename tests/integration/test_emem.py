@@ -16,13 +16,13 @@ QUESTION = "What did Lena buy in Bergen?"
 
 def test_every_edu_links_to_real_turns_of_its_space(memory: Memory, space: str) -> None:
     report = memory.ingest(SAMPLE, space=space)
-    assert report.layers["edus"] >= 17  # at least one statement per turn
+    assert report.count("edus") >= 17  # at least one statement per turn
     found = query_rows(memory.store, """
         MATCH (s:Session {space: $s})-[:HAS_EDU]->(e:EDU)
         OPTIONAL MATCH (e)-[:FROM_TURN]->(t:Turn)
         RETURN e.id AS id, e.source_ids AS sources, collect(t.source_id) AS turns,
                collect(DISTINCT t.space) AS spaces, size(e.embedding) AS dims""", s=space)
-    assert len(found) == report.layers["edus"]
+    assert len(found) == report.count("edus")
     for edu in found:
         assert edu["turns"] and sorted(edu["turns"]) == sorted(edu["sources"])
         assert edu["spaces"] == [space] and edu["dims"] == 384

@@ -55,7 +55,8 @@ def test_llm_statements_with_recorded_fallbacks(memory: Memory, space: str,
     ]
     mem = llm_memory(memory, server, tmp_path)
     report = mem.ingest(SAMPLE, space=space)
-    assert report.layers["LLM fallbacks"] == 2  # session 2 cites turn 42; session 3 is garbage
+    # session 2 cites turn 42; session 3 is garbage
+    assert len(report.layers["edus"].fallbacks) == 2
     with memory.store.driver.session() as session:
         rows = [r.data() for r in session.run("""
             MATCH (s:Session {space: $s})-[:HAS_EDU]->(e:EDU)-[:FROM_TURN]->(t:Turn)

@@ -36,7 +36,7 @@ def chain(store: GraphStore, space: str) -> list[dict[str, Any]]:
 def test_event_layer_graph(memory: Memory, space: str) -> None:
     report = events_layer(memory).ingest(SAMPLE, space=space)
     events = chain(memory.store, space)
-    assert report.layers["events"] == len(events) == report.layers["boundaries"]
+    assert report.count("events") == len(events) == report.count("boundaries")
     assert [e["seq"] for e in events] == list(range(len(events)))
     assert all(e["next"] == e["seq"] + 1 for e in events[:-1]) and events[-1]["next"] is None
     assert all(e["closes"] == e["seq"] - 1 for e in events[1:]) and events[0]["closes"] is None

@@ -39,7 +39,8 @@ def count(store: GraphStore, query: str, **params: Any) -> int:
 
 def test_sample_becomes_sessions_turns_speakers_and_embeddings(memory: Memory, space: str) -> None:
     report = memory.ingest(SAMPLE, space=space)
-    assert (report.conversations, report.sessions, report.turns, report.embedded) == (1, 3, 17, 17)
+    assert (report.conversations, report.sessions, report.turns) == (1, 3, 17)
+    assert report.layers["turns"].embedded == 17
     store = memory.store
     assert count(store, "MATCH (:Space {id: $s})-[:HAS_CONVERSATION]->(c) RETURN count(c)",
                  s=space) == 1
@@ -59,7 +60,12 @@ def test_ingesting_twice_changes_nothing(memory: Memory, space: str) -> None:
     memory.ingest(DATA / "mini_locomo.json", space=space)
     before = snapshot(memory.store, space)
     again = memory.ingest(DATA / "mini_locomo.json", space=space)
-    assert again.embedded == 0 and again.reused_embeddings == 5
+    # every layer reports what it kept: nothing is embedded again
+    assert set(again.layers) == {"turns", "edus", "events"}
+    assert all(t.embedded == 0 and t.unchanged > 0 for t in again.layers.values())
+    assert again.layers["turns"].unchanged == 5
+    assert again.layers["edus"].unchanged == again.count("edus")  # new arguments only are embedded
+    assert again.layers["events"].unchanged == again.count("events") + again.count("boundaries")
     assert snapshot(memory.store, space) == before
 
 
@@ -72,7 +78,7 @@ def test_appending_a_session_extends_the_chain(memory: Memory, space: str,
     assert len(chain(memory.store, space, "maya-jonas")) == 12
     conv["sessions"] = [later]
     report = memory.ingest(_write(tmp_path / "b.json", data), space=space)
-    assert report.embedded == 5
+    assert report.layers["turns"].embedded == 5
     order = chain(memory.store, space, "maya-jonas")
     assert len(order) == 17 and order[11:13] == ["s2:6", "s3:1"]
     # a session dated before the others slots in first, and stale links are dropped

@@ -9,7 +9,7 @@ import pytest
 
 from graphmem.client import Memory
 from graphmem.errors import InputError, UnknownStrategyError
-from graphmem.retrieve.context import count_tokens
+from graphmem.retrieve.packing import count_tokens
 
 from helpers import SAMPLE, ScriptedServer
 

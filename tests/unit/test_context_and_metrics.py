@@ -8,7 +8,8 @@ import pytest
 
 from graphmem.eval.metrics import covered_turns, evidence_recall, percentile
 from graphmem.models import Hit
-from graphmem.retrieve.context import count_tokens, pack, render_turn
+from graphmem.retrieve.packing import count_tokens, pack
+from graphmem.text import render_turn
 
 
 def hit(hid: str, text: str, sources: list[str] | None = None) -> Hit:

@@ -18,15 +18,8 @@ from graphmem.config import Settings
 from graphmem.eval.calibration import calibrate
 from graphmem.ingest.boundary_model import FEATURES, BoundaryModel, fit_logistic, load_model
 from graphmem.ingest.event_layer import name_tokens, summarise
-from graphmem.ingest.segmentation import (
-    SegmentationConfig,
-    TurnTopic,
-    candidate_cuts,
-    pearson_mi,
-    rule_topics,
-    segment,
-    topic_texts,
-)
+from graphmem.ingest.segmentation import SegmentationConfig, candidate_cuts, pearson_mi, segment
+from graphmem.ingest.topics import TurnTopic, rule_topics, topic_texts
 from graphmem.prompts.intent import IntentOutput
 from graphmem.providers.embedder import SentenceTransformerEmbedder
 from graphmem.providers.llm import OpenAICompatibleLLM

@@ -10,7 +10,6 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime
 
 from graphmem.models import Hit
 
@@ -19,18 +18,6 @@ TOKEN_PATTERN = re.compile(r"\w+|[^\w\s]")
 
 def count_tokens(text: str) -> int:
     return sum(1 for _ in TOKEN_PATTERN.finditer(text))
-
-
-def format_date(value: datetime | None) -> str:
-    """A short, unambiguous day: ``8 May 2023``."""
-    return f"{value.day} {value:%B %Y}" if value is not None else ""
-
-
-def render_turn(speaker: str, text: str, started_at: datetime | None,
-                image_caption: str | None = None) -> str:
-    day = format_date(started_at)
-    line = f"[{day}] {speaker}: {text}" if day else f"{speaker}: {text}"
-    return f"{line} [shares an image: {image_caption}]" if image_caption else line
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,15 @@
+// What a search or a new layer needs to know of one space, in one round trip: how many turns
+// it holds and the whole database holds (to size vector-index candidate pools so that
+// filtering to the space leaves enough), how many sessions it has, and for each layer asked
+// about, how many of its sessions lack it. Params: $space, $layers (names to check).
+MATCH (t:Turn {space: $space})
+WITH count(t) AS in_space
+MATCH (other:Turn)
+WITH in_space, count(other) AS in_database
+OPTIONAL MATCH (s:Session {space: $space})
+WITH in_space, in_database, collect(s) AS found
+WITH in_space, in_database, size(found) AS sessions,
+     [x IN found | coalesce(x.layers, [])] AS held
+RETURN in_space, in_database, sessions,
+       [layer IN $layers | {layer: layer, missing: size([h IN held WHERE NOT layer IN h])}]
+       AS layers;

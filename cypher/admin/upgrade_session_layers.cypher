@@ -1,0 +1,8 @@
+// Sessions written before layers were recorded (graphmem 0.1 graphs): record the layers they
+// hold from what is linked to them. Runs once per client start; a no-op afterwards.
+MATCH (s:Session)
+WHERE s.layers IS NULL
+SET s.layers = ['turns']
+    + CASE WHEN EXISTS { (s)-[:HAS_EDU]->(:EDU) } THEN ['edus'] ELSE [] END
+    + CASE WHEN EXISTS { (s)-[:HAS_EVENT]->(:Event) } THEN ['events'] ELSE [] END
+RETURN count(s) AS upgraded;

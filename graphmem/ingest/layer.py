@@ -1,0 +1,129 @@
+"""What a layer of memory is: the contract every ingest layer (raw turns included) keeps.
+
+A layer is written one conversation at a time. ``prepare`` computes everything (statements,
+segmentations, embeddings) before the conversation's transaction opens; ``write`` stores it
+inside that transaction, together with every other layer of the run, so a failure leaves the
+graph as it was. A layer declares the layers it ``needs`` (they run before it), the Cypher
+files it ``reads``, ``writes`` and ``prunes`` with, and may hand a result to later layers of
+the same conversation (:meth:`Layer.handoff`): the events layer hands over its events, so a
+layer built on events never segments again. When a needed layer is not part of the run
+(``graphmem layers add``), its hand-off is read back from the graph (:meth:`Layer.load`).
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Generic, TypeVar
+
+from graphmem.errors import ConfigurationError
+from graphmem.ingest.ids import conversation_id, session_id
+from graphmem.models import ConversationRecord
+from graphmem.providers.embedder import Embedder
+from graphmem.providers.llm import LLM
+from graphmem.store import GraphStore, Tx
+
+P = TypeVar("P")
+
+
+@dataclass(frozen=True)
+class LayerContext:
+    """What every layer is built with."""
+
+    store: GraphStore
+    embedder: Embedder
+    llm: LLM | None = None  # the model for ingestion steps; None: the LLM-free paths
+    batch_size: int = 500  # rows per statement (GRAPHMEM_WRITE_BATCH_SIZE)
+    progress: bool = False
+
+
+@dataclass
+class Job:
+    """One conversation being written, and what the layers of the run handed over so far."""
+
+    space: str
+    conversation: ConversationRecord
+    load: Callable[[str, Job], Any]  # a needed layer's hand-off from the graph
+    handoffs: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def conversation_id(self) -> str:
+        return conversation_id(self.space, self.conversation.key)
+
+    @property
+    def session_ids(self) -> list[str]:
+        return [session_id(self.space, self.conversation.key, s.key)
+                for s in self.conversation.sessions]
+
+    def handoff(self, layer: str) -> Any:
+        """What ``layer`` handed over for this conversation (read from the graph when that
+        layer is not part of this run)."""
+        if layer not in self.handoffs:
+            self.handoffs[layer] = self.load(layer, self)
+        return self.handoffs[layer]
+
+
+@dataclass
+class LayerResult:
+    """What one layer did for one conversation: items written by kind, vectors computed and
+    kept, and the items an LLM step left to the LLM-free path (with the reasons)."""
+
+    written: dict[str, int]
+    embedded: int = 0
+    unchanged: int = 0
+    fallbacks: list[str] = field(default_factory=list)
+
+
+class Layer(ABC, Generic[P]):
+    """Base class of the ingest layers; ``P`` is what ``prepare`` returns."""
+
+    name: ClassVar[str]
+    needs: ClassVar[tuple[str, ...]] = ("turns",)
+    reads: ClassVar[tuple[str, ...]] = ()
+    writes: ClassVar[tuple[str, ...]] = ()
+    prunes: ClassVar[tuple[str, ...]] = ()
+
+    def __init__(self, context: LayerContext) -> None:
+        self.context = context
+
+    @property
+    def store(self) -> GraphStore:
+        return self.context.store
+
+    @property
+    def embedder(self) -> Embedder:
+        return self.context.embedder
+
+    @property
+    def llm(self) -> LLM | None:
+        return self.context.llm
+
+    @abstractmethod
+    def prepare(self, job: Job) -> P:
+        """Compute everything for ``job`` before the transaction opens (reads allowed)."""
+
+    @abstractmethod
+    def write(self, tx: Tx, job: Job, payload: P) -> None:
+        """Store ``payload`` inside the conversation's transaction."""
+
+    @abstractmethod
+    def result(self, payload: P) -> LayerResult:
+        """Counts for the ingest report."""
+
+    def handoff(self, payload: P) -> Any:
+        """What later layers of the same conversation may use (None: nothing)."""
+        return None
+
+    def load(self, job: Job) -> Any:
+        """The same hand-off as :meth:`handoff`, read back from the graph."""
+        raise ConfigurationError(
+            f"layer {self.name!r} cannot hand its results over from the graph; run it in the "
+            f"same ingest as the layers that need it")
+
+    def write_rows(self, tx: Tx, statement: str, key: str, rows: list[dict[str, Any]],
+                   **params: Any) -> None:
+        """Run ``statement`` over ``rows`` (passed as ``$key``), a batch at a time."""
+        size = max(1, self.context.batch_size)
+        for start in range(0, len(rows), size):
+            tx.run(statement, **params, **{key: rows[start : start + size]})

@@ -1,0 +1,97 @@
+"""The raw layer: conversation, sessions, speakers and turns, each turn embedded.
+
+Every other layer needs it: derived units link to these turns, and raw turns are never
+dropped. Embeddings are computed only for turns whose embedded text changed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from tqdm import tqdm
+
+from graphmem.ingest.embedding_rows import BATCH, changed, embedding_rows
+from graphmem.ingest.ids import session_id, speaker_id, turn_id
+from graphmem.ingest.layer import Job, Layer, LayerResult
+from graphmem.models import ConversationRecord
+from graphmem.store import Tx
+from graphmem.text import turn_line
+
+
+@dataclass(frozen=True)
+class TurnIds:
+    """The turns layer's hand-off: the Turn node id of every input turn id."""
+
+    by_source: dict[str, str]
+
+
+@dataclass
+class TurnsPayload:
+    speakers: list[dict[str, str]]
+    sessions: list[dict[str, Any]]
+    turns: list[dict[str, Any]]
+    embeddings: list[dict[str, Any]] = field(default_factory=list)
+    unchanged: int = 0
+
+
+def turn_ids(space: str, conv: ConversationRecord) -> TurnIds:
+    return TurnIds({t.source_id: turn_id(space, conv.key, t.source_id)
+                    for s in conv.sessions for t in s.turns})
+
+
+class TurnsLayer(Layer[TurnsPayload]):
+    name = "turns"
+    needs = ()
+    reads = ("ingest/turn_embedding_hashes",)
+    writes = ("ingest/merge_conversation", "ingest/merge_sessions", "ingest/merge_turns",
+              "ingest/set_turn_embeddings", "ingest/link_turns")
+
+    def prepare(self, job: Job) -> TurnsPayload:
+        space, conv = job.space, job.conversation
+        payload = TurnsPayload(
+            speakers=[{"id": speaker_id(space, name), "name": name} for name in conv.speakers],
+            sessions=[{"id": session_id(space, conv.key, s.key), "key": s.key, "index": s.index,
+                       "started_at": s.started_at, "date_text": s.date_text}
+                      for s in conv.sessions],
+            turns=[])
+        texts: dict[str, str] = {}
+        for session in conv.sessions:
+            sid = session_id(space, conv.key, session.key)
+            for turn in session.turns:
+                tid = turn_id(space, conv.key, turn.source_id)
+                payload.turns.append({
+                    "id": tid, "session_id": sid, "speaker_id": speaker_id(space, turn.speaker),
+                    "order": turn.order, "speaker": turn.speaker, "text": turn.text,
+                    "source_id": turn.source_id, "image_caption": turn.image_caption,
+                    "image_url": turn.image_url})
+                texts[tid] = turn_line(turn.speaker, turn.text, turn.image_caption)
+        known = {row["id"]: row["embedded_hash"] for row in self.store.read(
+            "ingest/turn_embedding_hashes", space=space, conversation_id=job.conversation_id)}
+        todo = changed(self.embedder, texts, known)
+        payload.unchanged = len(texts) - len(todo)
+        with tqdm(total=len(todo), desc="embed", unit="turn", leave=False,
+                  disable=not self.context.progress or len(todo) < BATCH) as bar:
+            payload.embeddings = embedding_rows(self.embedder, todo, texts, bar.update)
+        return payload
+
+    def write(self, tx: Tx, job: Job, payload: TurnsPayload) -> None:
+        conv, cid = job.conversation, job.conversation_id
+        tx.run("ingest/merge_conversation", space=job.space, conversation_id=cid, key=conv.key,
+               source_format=conv.source_format, speakers=payload.speakers)
+        tx.run("ingest/merge_sessions", space=job.space, conversation_id=cid,
+               sessions=payload.sessions)
+        self.write_rows(tx, "ingest/merge_turns", "turns", payload.turns, space=job.space)
+        self.write_rows(tx, "ingest/set_turn_embeddings", "rows", payload.embeddings,
+                        space=job.space)
+        tx.run("ingest/link_turns", space=job.space, conversation_id=cid)
+
+    def result(self, payload: TurnsPayload) -> LayerResult:
+        return LayerResult({"sessions": len(payload.sessions), "turns": len(payload.turns)},
+                           embedded=len(payload.embeddings), unchanged=payload.unchanged)
+
+    def handoff(self, payload: TurnsPayload) -> TurnIds:
+        return TurnIds({row["source_id"]: row["id"] for row in payload.turns})
+
+    def load(self, job: Job) -> TurnIds:
+        return turn_ids(job.space, job.conversation)  # ids follow from the input's own ids

@@ -1,0 +1,130 @@
+"""What every retrieval strategy builds on.
+
+- :class:`Query`: the question, analysed once per search (embedding, mentions, Lucene terms),
+  so a strategy that combines others does not embed or parse it again;
+- :class:`RetrievalContext`: what a strategy may use (store, embedder, LLM, PPR projections);
+- :class:`SpaceState`: what the space holds, read in one round trip before any search, with
+  the one helper that sizes vector-index candidate pools;
+- :class:`Strategy`: the base class. ``search`` checks that the space holds the layers the
+  strategy ``needs`` (a clear error naming the missing layer and the command that adds it),
+  then calls the strategy's own ``retrieve``.
+
+Packing hits into a token budget happens afterwards, the same way for every strategy
+(:mod:`graphmem.retrieve.packing`).
+"""
+
+from __future__ import annotations
+
+import math
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+from functools import cached_property
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
+
+from graphmem.errors import MissingLayerError
+from graphmem.models import Hit
+from graphmem.nlp import nlp
+from graphmem.providers.embedder import Embedder
+from graphmem.store import GraphStore
+from graphmem.text import arguments_of, lucene_terms
+
+if TYPE_CHECKING:
+    from graphmem.providers.llm import LLM
+    from graphmem.retrieve.ppr import ProjectionCache
+
+C = TypeVar("C")
+MAX_VECTOR_CANDIDATES = 20_000
+
+
+class Query:
+    """A question and what is derived from it, each computed at most once."""
+
+    def __init__(self, text: str, embedder: Embedder) -> None:
+        self.text = text
+        self._embedder = embedder
+
+    @cached_property
+    def embedding(self) -> list[float]:
+        return [float(x) for x in self._embedder.embed([self.text])[0]]
+
+    @cached_property
+    def terms(self) -> str:
+        """Plain Lucene terms ('' when the question has no words)."""
+        return lucene_terms(self.text)
+
+    @cached_property
+    def mentions(self) -> list[str]:
+        """Entities and noun phrases, normalised like stored arguments."""
+        return list(arguments_of(nlp()(self.text)[:]))
+
+
+@dataclass(frozen=True)
+class RetrievalContext:
+    """What a strategy may use for one search."""
+
+    store: GraphStore
+    embedder: Embedder
+    query: Query
+    projections: ProjectionCache | None = None
+    llm: LLM | None = None
+
+
+@dataclass(frozen=True)
+class SpaceState:
+    space: str
+    turns: int  # in the space
+    turns_in_database: int
+    sessions: int
+    missing: dict[str, int]  # layer -> sessions of the space that lack it
+
+    def candidates(self, k: int, oversample: float) -> int:
+        """How many vector-index neighbours to fetch so that ``k`` remain after keeping only
+        this space's nodes (0 when the space is empty), by the space's share of all turns."""
+        if self.turns == 0:
+            return 0
+        share = self.turns_in_database / self.turns
+        return int(min(MAX_VECTOR_CANDIDATES, max(k, math.ceil(k * share * oversample))))
+
+
+def space_state(store: GraphStore, space: str, layers: tuple[str, ...] = ()) -> SpaceState:
+    row = store.read("admin/space_state", space=space, layers=list(layers))[0]
+    return SpaceState(space, row["in_space"], row["in_database"], row["sessions"],
+                      {r["layer"]: r["missing"] for r in row["layers"] if r["missing"]})
+
+
+def hits_for(budget: int, tokens_per_hit: int, low: int, high: int | None = None) -> int:
+    """How many hits to ask for so that ``budget`` tokens can be filled: the budget over a
+    typical hit's size, within [low, high]."""
+    wanted = max(low, budget // max(1, tokens_per_hit))
+    return min(wanted, high) if high is not None else wanted
+
+
+class Strategy(ABC, Generic[C]):
+    """A named, configured way of turning a question into ranked hits of one space."""
+
+    needs: ClassVar[tuple[str, ...]] = ("turns",)  # layers the space must hold
+    config_type: ClassVar[type[Any]]  # the dataclass of its options
+
+    def __init__(self, name: str, config: C) -> None:
+        self.name = name
+        self.config = config
+
+    def search(self, ctx: RetrievalContext, space: str, budget: int) -> list[Hit]:
+        """Hits for ``ctx.query`` from ``space`` only, enough to fill ``budget`` tokens;
+        none for a space that holds nothing."""
+        state = space_state(ctx.store, space, self.needs)
+        if state.sessions == 0:
+            return []
+        for layer, lacking in state.missing.items():
+            raise MissingLayerError(
+                f"strategy {self.name!r} needs the {layer!r} layer, which {lacking} of the "
+                f"{state.sessions} sessions of space {space!r} lack; add it with: "
+                f"graphmem layers add {layer} --space {space}", layer=layer)
+        return self.retrieve(ctx, state, budget)
+
+    @abstractmethod
+    def retrieve(self, ctx: RetrievalContext, state: SpaceState, budget: int) -> list[Hit]:
+        """The strategy itself: ranked hits of ``state.space``."""
+
+    def describe(self) -> dict[str, Any]:
+        return {"name": self.name, "needs": list(self.needs), "config": vars(self.config)}

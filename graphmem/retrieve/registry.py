@@ -1,0 +1,72 @@
+"""The one registry of retrieval strategies: named recipes, each a strategy class and options.
+
+A new strategy is its module (a :class:`~graphmem.retrieve.base.Strategy` subclass with its
+config dataclass), its Cypher files and its tests, plus one line here per recipe. Code outside
+graphmem may add recipes with :func:`register`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, fields
+from typing import Any
+
+from graphmem.errors import ConfigurationError, UnknownStrategyError
+from graphmem.retrieve.base import Strategy
+from graphmem.retrieve.emem import EMemSearch
+from graphmem.retrieve.esmem import ESMemSearch
+from graphmem.retrieve.turns import TurnSearch
+
+StrategyClass = type[Strategy]  # type: ignore[type-arg]
+
+
+@dataclass(frozen=True)
+class Recipe:
+    strategy: StrategyClass
+    options: dict[str, Any] = field(default_factory=dict)
+    about: str = ""
+
+
+RECIPES: dict[str, Recipe] = {
+    "turns": Recipe(TurnSearch, {}, "BM25 and dense search over raw turns, fused by rank"),
+    "turns-bm25": Recipe(TurnSearch, {"vector": False}, "the BM25 half of `turns`"),
+    "turns-vector": Recipe(TurnSearch, {"bm25": False}, "the dense half of `turns`"),
+    "emem": Recipe(EMemSearch, {}, "EMem: nearest EDUs, filtered, at most ten"),
+    "emem-g": Recipe(EMemSearch, {"graph": True}, "EMem-G: EDUs by Personalized PageRank"),
+    "emem-fill": Recipe(EMemSearch, {"k": None}, "ours: `emem` up to the budget"),
+    "emem-g-fill": Recipe(EMemSearch, {"graph": True, "k": None},
+                          "ours: `emem-g` up to the budget"),
+    "esmem": Recipe(ESMemSearch, {}, "ES-Mem: boundary anchors, event windows, top ten events"),
+    "esmem-fill": Recipe(ESMemSearch, {"top_k": None}, "ours: `esmem` up to the budget"),
+    "esmem-turns": Recipe(ESMemSearch, {"turns": True},
+                          "ours: `esmem`'s events, then their turns ranked one by one"),
+}
+
+
+def register(name: str, recipe: Recipe) -> None:
+    """Add a recipe defined outside graphmem."""
+    if name in RECIPES and RECIPES[name] != recipe:
+        raise ConfigurationError(f"a strategy named {name!r} is registered already")
+    RECIPES[name] = recipe
+
+
+def strategy_names() -> list[str]:
+    return sorted(RECIPES)
+
+
+def get_strategy(name: str, **overrides: Any) -> Strategy:  # type: ignore[type-arg]
+    """The named recipe; keyword overrides change fields of its config."""
+    recipe = RECIPES.get(name)
+    if recipe is None:
+        raise UnknownStrategyError(
+            f"unknown strategy {name!r}; choose from {', '.join(strategy_names())}")
+    config_type = recipe.strategy.config_type
+    known = {f.name for f in fields(config_type)}
+    unknown = sorted(set(overrides) - known)
+    if unknown:
+        raise UnknownStrategyError(
+            f"strategy {name!r} has no options {unknown}; its options: {', '.join(sorted(known))}")
+    try:
+        config = config_type(**{**recipe.options, **overrides})
+    except (TypeError, ValueError) as exc:
+        raise UnknownStrategyError(f"strategy {name!r}: {exc}") from exc
+    return recipe.strategy(name, config)

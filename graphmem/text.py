@@ -1,0 +1,96 @@
+"""Text rules that the write path and the read path share, so both spell things one way.
+
+- how a turn reads: its words with a shared image's caption (:func:`turn_text`), with its
+  speaker (:func:`turn_line`: what turns, events and chunks embed and show), and with its
+  session's day (:func:`render_turn`: what a context shows);
+- days (:func:`format_date`) and the driver's time values (:func:`native_datetime`);
+- speaker names (:func:`display_name`);
+- arguments: how an entity or noun phrase is normalised so that the same thing said twice is
+  one node (:func:`normalise_argument`, :func:`arguments_of`), for stored statements and for
+  the mentions of a question alike;
+- Lucene terms of a question (:func:`lucene_terms`).
+
+This module imports nothing else of graphmem, so any module may use it.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime
+from typing import Any
+
+_WORD = re.compile(r"\w+")
+MAX_QUERY_TERMS = 256
+
+# Named-entity labels that are quantities or times, not things a statement is about.
+SKIP_ENTITIES = {"CARDINAL", "ORDINAL", "PERCENT", "MONEY", "QUANTITY", "TIME", "DATE"}
+# Words dropped from the front of an argument: "my new guitar" and "the guitar" are one thing.
+LEADING_WORDS = {"a", "an", "the", "my", "your", "his", "her", "their", "our", "its", "this",
+                 "that", "these", "those", "some", "any", "every", "each", "all", "another",
+                 "many", "much", "few", "several", "more", "most", "lots", "lot", "of", "such"}
+
+
+def format_date(value: datetime | None) -> str:
+    """A short, unambiguous day: ``8 May 2023`` (empty when unknown)."""
+    return f"{value.day} {value:%B %Y}" if value is not None else ""
+
+
+def native_datetime(value: Any) -> datetime | None:
+    """A Python datetime from what the Neo4j driver returns (its time types, or None)."""
+    native = value.to_native() if value is not None and hasattr(value, "to_native") else value
+    return native if isinstance(native, datetime) else None
+
+
+def display_name(speaker: str) -> str:
+    """LongMemEval's roles read better capitalised: user -> User."""
+    return speaker.capitalize() if speaker in {"user", "assistant"} else speaker
+
+
+def turn_text(text: str, image_caption: str | None = None) -> str:
+    """What was said, with the caption of an image shared with it."""
+    return f"{text} [shares an image: {image_caption}]" if image_caption else text
+
+
+def turn_line(speaker: str, text: str, image_caption: str | None = None) -> str:
+    """A turn as one line, ``speaker: text [shares an image: caption]``."""
+    return f"{speaker}: {turn_text(text, image_caption)}"
+
+
+def render_turn(speaker: str, text: str, started_at: datetime | None,
+                image_caption: str | None = None) -> str:
+    """A turn as a context shows it: the session's day first, when known."""
+    day = format_date(started_at)
+    line = turn_line(speaker, text, image_caption)
+    return f"[{day}] {line}" if day else line
+
+
+def lucene_terms(question: str) -> str:
+    """The question as plain Lucene terms: no operators, quotes or wildcards survive."""
+    return " ".join(_WORD.findall(question.lower())[:MAX_QUERY_TERMS])
+
+
+def normalise_argument(span: Any) -> str | None:
+    """A spaCy span as an argument: leading determiners, possessives and numbers dropped, the
+    head word lemmatised, lower case; None when nothing contentful is left."""
+    words = [t for t in span if not (t.is_punct or t.is_space)]
+    while words and (words[0].lower_ in LEADING_WORDS or words[0].like_num
+                     or words[0].pos_ in {"DET", "PRON", "ADV", "NUM"}):
+        words = words[1:]
+    if not words or all(t.is_stop or t.pos_ == "PRON" for t in words):
+        return None
+    text = " ".join(t.lemma_.lower() if t is words[-1] else t.lower_ for t in words)
+    text = re.sub(r"\s+", " ", text).strip(" '\"-")
+    return text if len(text) > 1 else None
+
+
+def arguments_of(span: Any) -> tuple[str, ...]:
+    """The arguments of a spaCy span (a sentence or a question): its named entities that are
+    not quantities or times, then its noun phrases, normalised and deduplicated in order."""
+    found: dict[str, None] = {}
+    for ent in span.ents:
+        if ent.label_ not in SKIP_ENTITIES and (arg := normalise_argument(ent)):
+            found.setdefault(arg, None)
+    for chunk in span.noun_chunks:
+        if chunk.root.pos_ != "PRON" and (arg := normalise_argument(chunk)):
+            found.setdefault(arg, None)
+    return tuple(found)

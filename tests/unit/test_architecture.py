@@ -1,0 +1,119 @@
+"""The shape of the house: no import cycles inside graphmem, small modules, one registry each
+for layers and strategies whose entries declare what they need and use."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+from graphmem import cypher
+from graphmem.ingest.layers import LAYERS, run_order, with_needs
+from graphmem.retrieve.registry import RECIPES
+
+PACKAGE = Path(__file__).resolve().parents[2] / "graphmem"
+MAX_LINES = 400
+
+
+def module_name(path: Path) -> str:
+    parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def imports(path: Path, known: set[str]) -> set[str]:
+    """graphmem modules that ``path`` imports (anywhere in it, lazily or under TYPE_CHECKING
+    too), resolved to the modules that exist."""
+    name = module_name(path)
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        targets: list[str] = []
+        if isinstance(node, ast.Import):
+            targets = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join([*anchor, *([base] if base else [])])
+            targets = [base, *(f"{base}.{alias.name}" for alias in node.names)]
+        for target in targets:
+            while target and target not in known:
+                target = target.rpartition(".")[0]
+            # importing an enclosing package is not a cycle through that package's code
+            if target and target != name and not name.startswith(target + "."):
+                found.add(target)
+    return found
+
+
+def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
+    state: dict[str, int] = {}
+    stack: list[str] = []
+
+    def visit(node: str) -> list[str] | None:
+        state[node] = 1
+        stack.append(node)
+        for nxt in sorted(graph[node]):
+            if state.get(nxt) == 1:
+                return [*stack[stack.index(nxt):], nxt]
+            if nxt not in state and (cycle := visit(nxt)):
+                return cycle
+        stack.pop()
+        state[node] = 2
+        return None
+
+    for node in sorted(graph):
+        if node not in state and (cycle := visit(node)):
+            return cycle
+    return None
+
+
+def test_the_cycle_finder_finds_cycles() -> None:
+    assert find_cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
+    assert find_cycle({"a": {"b"}, "b": set(), "c": {"a", "b"}}) is None
+
+
+def test_no_import_cycles_in_graphmem() -> None:
+    files = sorted(PACKAGE.rglob("*.py"))
+    known = {module_name(p) for p in files}
+    graph = {module_name(p): imports(p, known) for p in files}
+    assert graph["graphmem.retrieve.registry"] >= {"graphmem.retrieve.emem"}  # sanity
+    assert find_cycle(graph) is None
+
+
+def test_no_module_is_too_long() -> None:
+    long = {str(p.relative_to(PACKAGE.parent)): n for p in PACKAGE.rglob("*.py")
+            if (n := len(p.read_text(encoding="utf-8").splitlines())) > MAX_LINES}
+    assert long == {}
+
+
+@pytest.mark.parametrize("name", sorted(LAYERS))
+def test_layers_declare_real_files_and_known_needs(name: str) -> None:
+    layer = LAYERS[name]
+    assert layer.name == name
+    assert set(layer.needs) <= set(LAYERS) and name not in layer.needs
+    for statement in (*layer.reads, *layer.writes, *layer.prunes):
+        assert statement in cypher.names(), f"{name} declares a missing file {statement}"
+
+
+def test_every_ingest_statement_belongs_to_a_layer() -> None:
+    declared = {s for layer in LAYERS.values() for s in (*layer.reads, *layer.writes,
+                                                           *layer.prunes)}
+    declared.add("ingest/mark_layers")  # the writer's own bookkeeping
+    declared.add("ingest/conversation_records")  # rebuilding input for `layers add`
+    assert {n for n in cypher.names() if n.startswith("ingest/")} == declared
+
+
+@pytest.mark.parametrize("name", sorted(RECIPES))
+def test_strategies_need_known_layers(name: str) -> None:
+    strategy = RECIPES[name].strategy
+    assert "turns" in strategy.needs and set(strategy.needs) <= set(LAYERS)
+    assert RECIPES[name].about
+
+
+def test_layers_run_after_what_they_need() -> None:
+    assert with_needs(["events", "edus"]) == ["turns", "edus", "events"]
+    assert run_order("events") == ["turns", "events"]
+    # a layer the space holds already is read, not recomputed, unless it is asked for
+    assert run_order("events", present=["turns"]) == ["events"]
+    assert run_order("turns,events", present=["turns"]) == ["turns", "events"]
