@@ -27,6 +27,7 @@ from graphmem.providers.llm import (
     LLMError,
     Message,
     TokenUsage,
+    one_by_one,
     parse_json_object,
     schema_instruction,
 )
@@ -101,11 +102,5 @@ class ScriptedLLM:
 
     def structured_batch(self, task: str, requests: Sequence[list[Message]],
                          output: type[M]) -> list[M | LLMError]:
-        results: list[M | LLMError] = []
-        for messages in requests:
-            try:
-                results.append(self.structured(task, messages, output))
-            except LLMError as exc:
-                results.append(exc)
-        return results
+        return one_by_one(self, task, requests, output)
 

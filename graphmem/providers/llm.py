@@ -288,13 +288,19 @@ class OpenAICompatibleLLM:
     def structured_batch(
         self, task: str, requests: Sequence[list[Message]], output: type[M]
     ) -> list[M | LLMError]:
-        results: list[M | LLMError] = []
-        for messages in requests:
-            try:
-                results.append(self.structured(task, messages, output))
-            except LLMError as exc:
-                results.append(exc)
-        return results
+        return one_by_one(self, task, requests, output)
+
+
+def one_by_one(llm: LLM, task: str, requests: Sequence[list[Message]],
+               output: type[M]) -> list[M | LLMError]:
+    """``structured_batch`` for a client that sends requests one at a time."""
+    results: list[M | LLMError] = []
+    for messages in requests:
+        try:
+            results.append(llm.structured(task, messages, output))
+        except LLMError as exc:
+            results.append(exc)
+    return results
 
 
 def _transient_errors() -> tuple[type[Exception], ...]:
