@@ -65,3 +65,21 @@ def test_neo4j_status_and_unknown_strategy(neo4j_server: object) -> None:
     assert code == 0 and "GDS 2.13" in out
     code, out = run("search", "x", "--space", "s", "--strategy", "nope")
     assert code == 2 and "turns-bm25" in out
+
+
+def test_layers_are_listed_added_and_required(space: str, neo4j_server: object) -> None:
+    code, out = run("ingest", str(SAMPLE), "--space", space, "--layers", "")
+    assert code == 0 and "turns: 3 sessions, 17 turns (17 embedded, 0 unchanged)" in out
+    assert "edus:" not in out
+    code, out = run("layers", "list", "--space", space)
+    assert code == 0 and "turns      needs -\theld" in out
+    assert "events     needs turns\tmissing in 3 of 3 sessions" in out
+    code, out = run("search", "greyhound", "--space", space, "--strategy", "esmem")
+    assert code == 1 and f"graphmem layers add events --space {space}" in out
+    code, out = run("layers", "add", "events", "--space", space)
+    assert code == 0 and "events:" in out and "turns:" not in out
+    assert run("search", "greyhound", "--space", space, "--strategy", "esmem")[0] == 0
+    code, out = run("ingest", str(SAMPLE), "--space", space, "--layers", "edus,scenery")
+    assert code == 1 and "unknown layers ['scenery']" in out
+    code, out = run("strategies")
+    assert code == 0 and "emem-g        needs turns, edus" in out
