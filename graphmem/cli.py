@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 import sys
 import time
 from collections.abc import Iterator
@@ -41,7 +42,12 @@ def main() -> None:
 
     Settings come from GRAPHMEM_* environment variables (or a .env file); see
     `graphmem.config.Settings`.
+
+    Exit codes: 0 done, 1 an error graphmem explains (bad input, settings, a missing layer),
+    2 a wrong command line, 4 Neo4j unreachable or refusing the credentials.
     """
+    # the driver's own retry notices would repeat what graphmem's one-line error says
+    logging.getLogger("neo4j").setLevel(logging.ERROR)
 
 
 # ---------------------------------------------------------------------- neo4j
@@ -261,11 +267,16 @@ def spaces(ctx: click.Context, as_json: bool) -> None:
 @click.pass_context
 @friendly_errors
 def delete(ctx: click.Context, space: str, yes: bool) -> None:
-    """Remove everything of one space, and nothing else."""
-    if not yes and sys.stdin.isatty():
+    """Remove everything of one space, and nothing else. Without --yes it asks, and refuses
+    when it cannot ask (no terminal: cron, pipes)."""
+    if not yes:
+        if not sys.stdin.isatty():
+            raise click.UsageError(f"not deleting space {space!r}: there is no terminal to "
+                                   "confirm on; add --yes to delete without asking")
         click.confirm(f"Delete everything stored in space {space!r}?", abort=True)
     with _memory(ctx) as memory:
-        memory.delete_space(space)
+        if not memory.delete_space(space):
+            raise click.ClickException(f"there is no space {space!r} (see `graphmem spaces`)")
     click.echo(f"deleted space {space!r}")
 
 

@@ -204,8 +204,11 @@ class Memory:
     def spaces(self) -> list[dict[str, Any]]:
         return self.store.read("admin/list_spaces")
 
-    def delete_space(self, space: str) -> None:
-        """Remove everything stored for ``space`` and nothing else."""
+    def delete_space(self, space: str) -> bool:
+        """Remove everything stored for ``space`` and nothing else; False when there was no
+        such space."""
         check_space(space)
+        existed = any(row["space"] == space for row in self.spaces())
         self.projections.drop_space(self.store, space)
         self.store.run_autocommit("admin/delete_space", space=space)
+        return existed

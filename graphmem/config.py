@@ -28,6 +28,8 @@ class Settings(BaseSettings):
     neo4j_user: str = "neo4j"
     neo4j_password: SecretStr = SecretStr("graphmem-local")
     neo4j_database: str = "neo4j"
+    neo4j_timeout: float = Field(default=5.0, gt=0, description=(
+        "seconds to wait for Neo4j: to connect, and to retry a transaction that failed"))
 
     # --- the local server that `graphmem neo4j start` builds and runs ---
     home: Path = Field(default=DEFAULT_HOME, description="root for the local server, caches")

@@ -27,6 +27,10 @@ class ConfigurationError(GraphmemError):
     """A setting is missing or contradicts another."""
 
 
+class DatabaseUnavailable(GraphmemError):
+    """Neo4j cannot be reached, or refuses the configured credentials (CLI exit code 4)."""
+
+
 class UnknownStrategyError(GraphmemError):
     """No retrieval strategy has that name."""
 

@@ -7,10 +7,11 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, LiteralString, TypeVar, cast
 
 from neo4j import Driver, GraphDatabase, ManagedTransaction, Query
+from neo4j.exceptions import AuthError, DriverError, ServiceUnavailable, SessionExpired
 
 from graphmem import cypher
 from graphmem.config import Settings
-from graphmem.errors import ConfigurationError
+from graphmem.errors import ConfigurationError, DatabaseUnavailable
 
 if TYPE_CHECKING:
     from graphmem.providers.embedder import Embedder
@@ -39,12 +40,20 @@ class GraphStore:
     def __init__(self, settings: Settings, driver: Driver | None = None) -> None:
         self.settings = settings
         auth = (settings.neo4j_user, settings.neo4j_password.get_secret_value())
-        self.driver = driver or GraphDatabase.driver(
-            settings.neo4j_uri, auth=auth,
-            # schema-less hints such as "relationship type SYNONYM does not exist yet" are noise
-            notifications_min_severity="OFF",
-        )
+        timeout = settings.neo4j_timeout
+        try:
+            self.driver = driver or GraphDatabase.driver(
+                settings.neo4j_uri, auth=auth,
+                # schema-less hints such as "relationship type SYNONYM does not exist yet"
+                notifications_min_severity="OFF",
+                connection_timeout=timeout, connection_acquisition_timeout=2 * timeout,
+                max_transaction_retry_time=timeout,
+            )
+        except (DriverError, ValueError) as exc:  # e.g. a URI the driver cannot use
+            raise DatabaseUnavailable(f"cannot use GRAPHMEM_NEO4J_URI "
+                                      f"{settings.neo4j_uri!r}: {exc}") from exc
         self.database = settings.neo4j_database
+        self._reached = driver is not None  # a driver handed in is the caller's to check
 
     def close(self) -> None:
         self.driver.close()
@@ -57,8 +66,23 @@ class GraphStore:
 
     @contextmanager
     def _session(self) -> Iterator[Any]:
-        with self.driver.session(database=self.database) as session:
-            yield session
+        """A session; a server that cannot be reached, or refuses us, is one clear error."""
+        uri = self.settings.neo4j_uri
+        try:
+            if not self._reached:  # fail fast: transaction retries cannot help a dead server
+                self.driver.verify_connectivity()
+                self._reached = True
+            with self.driver.session(database=self.database) as session:
+                yield session
+        except AuthError as exc:
+            raise DatabaseUnavailable(
+                f"Neo4j at {uri} refused user {self.settings.neo4j_user!r}: check "
+                "GRAPHMEM_NEO4J_USER and GRAPHMEM_NEO4J_PASSWORD") from exc
+        except (ServiceUnavailable, SessionExpired, OSError) as exc:
+            raise DatabaseUnavailable(
+                f"cannot reach Neo4j at {uri} within {self.settings.neo4j_timeout:g}s "
+                f"({type(exc).__name__}): start it with `graphmem neo4j start`, or check "
+                "GRAPHMEM_NEO4J_URI and GRAPHMEM_NEO4J_TIMEOUT") from exc
 
     def read(self, name: str, **params: Any) -> list[dict[str, Any]]:
         """Run one named statement in a managed read transaction."""
