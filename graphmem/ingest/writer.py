@@ -32,8 +32,10 @@ class LayerTally:
     embedded: int = 0
     unchanged: int = 0
     fallbacks: list[str] = field(default_factory=list)
+    seconds: float = 0.0  # spent computing (prepare); the writes share one transaction
 
-    def add(self, result: LayerResult) -> None:
+    def add(self, result: LayerResult, seconds: float = 0.0) -> None:
+        self.seconds += seconds
         for kind, n in result.written.items():
             self.written[kind] = self.written.get(kind, 0) + n
         self.embedded += result.embedded
@@ -42,7 +44,8 @@ class LayerTally:
 
     def describe(self) -> str:
         parts = ", ".join(f"{n} {kind}" for kind, n in self.written.items())
-        text = f"{parts} ({self.embedded} embedded, {self.unchanged} unchanged)"
+        text = (f"{parts} ({self.embedded} embedded, {self.unchanged} unchanged; "
+                f"{self.seconds:.1f}s)")
         return text + (f", {len(self.fallbacks)} LLM fallbacks" if self.fallbacks else "")
 
 
@@ -53,6 +56,7 @@ class IngestReport:
     sessions: int = 0
     turns: int = 0
     seconds: float = 0.0
+    write_seconds: float = 0.0  # in the conversations' transactions
     errors: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     layers: dict[str, LayerTally] = field(default_factory=dict)
@@ -63,7 +67,8 @@ class IngestReport:
 
     def summary(self) -> str:
         text = (f"space {self.space!r}: {self.conversations} conversations, {self.sessions} "
-                f"sessions, {self.turns} turns in {self.seconds:.1f}s")
+                f"sessions, {self.turns} turns in {self.seconds:.1f}s "
+                f"({self.write_seconds:.1f}s writing)")
         for name, tally in self.layers.items():
             text += f"\n  {name}: {tally.describe()}"
         if self.warnings:
@@ -104,22 +109,26 @@ class GraphWriter:
 
     def _write_one(self, space: str, conv: ConversationRecord, report: IngestReport) -> None:
         job = Job(space, conv, self._load)
-        payloads: list[tuple[Layer[Any], Any]] = []
+        payloads: list[tuple[Layer[Any], Any, float]] = []
         for layer in self.layers:
+            began = time.perf_counter()
             payload = layer.prepare(job)
             job.handoffs[layer.name] = layer.handoff(payload)
-            payloads.append((layer, payload))
+            payloads.append((layer, payload, time.perf_counter() - began))
         written = [layer.name for layer in self.layers]
 
         def work(tx: Tx) -> None:
-            for layer, payload in payloads:
+            for layer, payload, _ in payloads:
                 layer.write(tx, job, payload)
             tx.run("ingest/mark_layers", space=space, session_ids=job.session_ids,
                    layers=written, known=layer_names())
 
+        began = time.perf_counter()
         self.context.store.write_tx(work)
-        for layer, payload in payloads:
-            report.layers.setdefault(layer.name, LayerTally()).add(layer.result(payload))
+        report.write_seconds += time.perf_counter() - began
+        for layer, payload, seconds in payloads:
+            report.layers.setdefault(layer.name, LayerTally()).add(layer.result(payload),
+                                                                  seconds)
         report.conversations += 1
         report.sessions += len(conv.sessions)
         report.turns += conv.n_turns

@@ -69,7 +69,7 @@ def test_neo4j_status_and_unknown_strategy(neo4j_server: object) -> None:
 
 def test_layers_are_listed_added_and_required(space: str, neo4j_server: object) -> None:
     code, out = run("ingest", str(SAMPLE), "--space", space, "--layers", "")
-    assert code == 0 and "turns: 3 sessions, 17 turns (17 embedded, 0 unchanged)" in out
+    assert code == 0 and "turns: 3 sessions, 17 turns (17 embedded, 0 unchanged; " in out
     assert "edus:" not in out
     code, out = run("layers", "list", "--space", space)
     assert code == 0 and "turns      needs -\theld" in out

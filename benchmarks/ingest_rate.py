@@ -1,0 +1,57 @@
+"""Ingestion rate per layer: LoCoMo dev conversations into a fresh space, LLM-free by default.
+
+    python benchmarks/ingest_rate.py [--limit 2] [--layers edus,events] [--out rate.json]
+
+Prints, for each layer, the seconds spent computing it (spaCy, embeddings, segmentation) and
+the turns per second that makes, and the seconds spent in the write transactions. The space
+is deleted afterwards. Keep other CPU work off the machine while it runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+import uuid
+from pathlib import Path
+
+from graphmem.client import Memory
+from graphmem.ingest.loaders import parse_file
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--data", type=Path,
+                        default=ROOT.parent / "shared/data/locomo/locomo_dev.json")
+    parser.add_argument("--limit", type=int, default=2, help="conversations to ingest")
+    parser.add_argument("--layers", default=None, help="default: GRAPHMEM_INGEST_LAYERS")
+    parser.add_argument("--out", type=Path, default=None)
+    args = parser.parse_args()
+    conversations = parse_file(args.data, "locomo").conversations[: args.limit]
+    space = f"bench-rate-{uuid.uuid4().hex[:8]}"
+    with Memory() as memory:
+        memory.embedder.embed(["warm up"])  # the model load is not ingestion
+        memory.ensure_schema()
+        began = time.perf_counter()
+        try:
+            report = memory.ingest(conversations, space=space, layers=args.layers)
+        finally:
+            memory.delete_space(space)
+        wall = time.perf_counter() - began
+    turns = report.turns
+    result = {"conversations": report.conversations, "turns": turns,
+              "wall_seconds": round(wall, 2), "turns_per_second": round(turns / wall, 2),
+              "write_seconds": round(report.write_seconds, 2),
+              "layers": {name: {"seconds": round(t.seconds, 2),
+                                "turns_per_second": round(turns / t.seconds, 1)
+                                if t.seconds else None, "written": t.written}
+                         for name, t in report.layers.items()}}
+    print(json.dumps(result, indent=1))
+    if args.out:
+        args.out.write_text(json.dumps(result, indent=1))
+
+
+if __name__ == "__main__":
+    main()
