@@ -2,10 +2,8 @@
 // it holds and the whole database holds (to size vector-index candidate pools so that
 // filtering to the space leaves enough), how many sessions it has, and for each layer asked
 // about, how many of its sessions lack it. Params: $space, $layers (names to check).
-MATCH (t:Turn {space: $space})
-WITH count(t) AS in_space
-MATCH (other:Turn)
-WITH in_space, count(other) AS in_database
+// COUNT subqueries always give a row, even in a database without a single turn.
+WITH COUNT { MATCH (:Turn {space: $space}) } AS in_space, COUNT { MATCH (:Turn) } AS in_database
 OPTIONAL MATCH (s:Session {space: $space})
 WITH in_space, in_database, collect(s) AS found
 WITH in_space, in_database, size(found) AS sessions,

@@ -133,6 +133,10 @@ def _space_state(store: GraphStore, space: str, memory: Memory) -> None:
     [empty] = store.read("admin/space_state", space=space + "-none", layers=["turns"])
     assert (empty["in_space"], empty["sessions"], empty["layers"]) == (
         0, 0, [{"layer": "turns", "missing": 0}])
+    # a database without a single turn still gives its row (a fresh database does that)
+    no_turns = cypher.load("admin/space_state").replace(":Turn", ":NoTurnHasThisLabel")
+    assert query_rows(store, no_turns, space=space, layers=[]) == [
+        {"in_space": 0, "in_database": 0, "sessions": 3, "layers": []}]
 
 
 @case("ingest/mark_layers")
