@@ -52,7 +52,8 @@ class Memory:
         self.progress = progress
         self._schema_ready = self._vectors_checked = False
         self.layer_names = parse_names(self.settings.ingest_layers)  # fails early on typos
-        self.projections = ProjectionCache(self.settings.max_projections)
+        self.projections = ProjectionCache(self.settings.max_projections,
+                                           self.settings.projection_grace)
 
     def __enter__(self) -> Memory:
         return self

@@ -73,7 +73,11 @@ class Settings(BaseSettings):
     # --- retrieval defaults ---
     default_strategy: str = "turns"
     default_budget: int = 1000
-    max_projections: int = Field(default=8, description="GDS graph projections kept at most")
+    max_projections: int = Field(
+        default=8, description="GDS graph projections kept when none is in use (a soft cap)")
+    projection_grace: float = Field(
+        default=30.0, gt=0,
+        description="seconds a GDS projection stays safe from eviction after its last use")
 
     @field_validator("neo4j_uri")
     @classmethod

@@ -1,14 +1,22 @@
-// Project one space's EDUs and arguments (and nothing of any other space) into the GDS
-// catalog as an undirected weighted graph: EDU-argument edges weigh 1, synonym edges their
-// similarity. Params: $space, $graph (the projection's name).
-CALL () {
-  MATCH (e:EDU {space: $space})
-  OPTIONAL MATCH (e)-[:HAS_ARGUMENT]->(a:Argument)
-  RETURN e AS source, a AS target, 1.0 AS weight
-  UNION ALL
-  MATCH (a:Argument {space: $space})-[r:SYNONYM]->(b:Argument)
-  RETURN a AS source, b AS target, r.score AS weight
+// Make one space's projection unless it exists, and record its use. The MERGE on the unique
+// Projection name locks the bookkeeping node, so clients racing to make the same projection
+// queue behind the first and then find it made. Returns whether this call made it.
+// Params: $space, $graph (the projection's name).
+MERGE (p:Projection {name: $graph})
+SET p.last_used = timestamp()
+WITH gds.graph.exists($graph) AS present
+OPTIONAL CALL (present) {
+  WITH present WHERE NOT present
+  CALL () {
+    MATCH (e:EDU {space: $space})
+    OPTIONAL MATCH (e)-[:HAS_ARGUMENT]->(a:Argument)
+    RETURN e AS source, a AS target, 1.0 AS weight
+    UNION ALL
+    MATCH (a:Argument {space: $space})-[r:SYNONYM]->(b:Argument)
+    RETURN a AS source, b AS target, r.score AS weight
+  }
+  WITH gds.graph.project($graph, source, target, {relationshipProperties: {weight: weight}},
+                         {undirectedRelationshipTypes: ['*']}) AS g
+  RETURN g.nodeCount AS nodes
 }
-WITH gds.graph.project($graph, source, target, {relationshipProperties: {weight: weight}},
-                       {undirectedRelationshipTypes: ['*']}) AS g
-RETURN g.graphName AS graph, g.nodeCount AS nodes, g.relationshipCount AS relationships;
+RETURN NOT present AS made, nodes;

@@ -11,7 +11,7 @@ from graphmem.prompts import mentions as mentions_prompt
 from graphmem.prompts import relevance_filter
 from graphmem.retrieve.base import RetrievalContext, SpaceState, Strategy
 from graphmem.retrieve.hits import edu_hit
-from graphmem.retrieve.ppr import PPRConfig, ProjectionCache, personalized_pagerank
+from graphmem.retrieve.ppr import PPRConfig, ProjectionCache
 
 
 @dataclass(frozen=True)
@@ -100,10 +100,6 @@ class EMemSearch(Strategy[EMemConfig]):
     def _graph_search(self, ctx: RetrievalContext, state: SpaceState,
                       edus: list[dict[str, Any]], size: int, candidates: int) -> list[Hit]:
         c = self.config
-        projections = ctx.projections or ProjectionCache()
-        graph = projections.graph_for(ctx.store, state.space)
-        if graph is None:
-            return []
         seeds = {row["element_id"]: max(cosine(row["score"]), 0.0) for row in edus[:c.k_edus]}
         mentions = self._mentions(ctx)
         if mentions:
@@ -116,5 +112,6 @@ class EMemSearch(Strategy[EMemConfig]):
             for element_id, sim in self._argument_seeds(ctx, found).items():
                 seeds[element_id] = seeds.get(element_id, 0.0) + sim
         weighted = [{"element_id": e, "weight": w} for e, w in seeds.items() if w > 0]
-        rows = personalized_pagerank(ctx.store, graph, weighted, size, c.ppr)
+        projections = ctx.projections or ProjectionCache()
+        rows = projections.pagerank(ctx.store, state.space, weighted, size, c.ppr)
         return [edu_hit(row, float(row["score"])) for row in rows]

@@ -282,7 +282,9 @@ def _arguments_vector(store: GraphStore, space: str, memory: Memory) -> None:
 
 @case("retrieve/ppr_graph_state")
 @case("retrieve/ppr_project")
-@case("retrieve/ppr_list")
+@case("retrieve/ppr_usage")
+@case("retrieve/ppr_evict")
+@case("retrieve/ppr_forget")
 @case("retrieve/ppr_drop")
 @case("retrieve/ppr_edus")
 def _ppr(store: GraphStore, space: str, memory: Memory) -> None:
@@ -290,15 +292,30 @@ def _ppr(store: GraphStore, space: str, memory: Memory) -> None:
     assert state["edus"] > 17 and state["links"] > 0
     name = f"test-{space}"
     [projected] = store.write("retrieve/ppr_project", space=space, graph=name)
-    assert projected["nodes"] == state["edus"] + state["arguments"]
-    assert store.read("retrieve/ppr_list", prefix=name) == [{"graph": name}]
+    assert projected["made"] and projected["nodes"] == state["edus"] + state["arguments"]
+    [again] = store.write("retrieve/ppr_project", space=space, graph=name)
+    assert again == {"made": False, "nodes": None}  # found, not made twice
+    [usage] = store.read("retrieve/ppr_usage", prefix=name)
+    assert usage["graph"] == name and usage["last_used"] > 0
     seed = _edu_rows(store, space)[0]
     rows = store.read("retrieve/ppr_edus", graph=name, k=5, damping=0.5, iterations=20,
                       tolerance=1e-7, concurrency=1,
                       seeds=[{"element_id": seed["element_id"], "weight": 1.0}])
     assert rows[0]["id"] == seed["id"] and len(rows) == 5
+    # used just now: an eviction with an hour's grace keeps it, one with none drops it
+    assert store.write("retrieve/ppr_evict", graph=name, grace_ms=3_600_000) == []
+    assert store.write("retrieve/ppr_evict", graph=name, grace_ms=0) == [{"graph": name}]
+    assert store.read("retrieve/ppr_usage", prefix=name) == []
+    # a bookkeeping node whose projection is gone is forgotten once past its grace
+    store.write("retrieve/ppr_project", space=space, graph=name)
+    query_rows(store, "CALL gds.graph.drop($g)", g=name)
+    assert store.write("retrieve/ppr_forget", grace_ms=3_600_000)[0]["forgotten"] == 0
+    assert store.write("retrieve/ppr_forget", grace_ms=0)[0]["forgotten"] >= 1
+    assert query_rows(store, "MATCH (p:Projection {name: $g}) RETURN p", g=name) == []
+    store.write("retrieve/ppr_project", space=space, graph=name)
     assert store.write("retrieve/ppr_drop", graph=name) == [{"graph": name}]
-    assert store.read("retrieve/ppr_list", prefix=name) == []
+    assert store.read("retrieve/ppr_usage", prefix=name) == []
+    assert query_rows(store, "MATCH (p:Projection {name: $g}) RETURN p", g=name) == []
 
 
 def _events(store: GraphStore, space: str) -> list[dict[str, Any]]:

@@ -3,11 +3,19 @@ weighted seeds, and the life of GDS projections."""
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
 import pytest
 
 from graphmem.client import Memory
-from graphmem.retrieve.ppr import PREFIX, PPRConfig, personalized_pagerank, space_tag
+from graphmem.retrieve.ppr import (
+    PREFIX,
+    PPRConfig,
+    ProjectionCache,
+    personalized_pagerank,
+    space_tag,
+)
 
 from helpers import DATA, SAMPLE, query_rows
 
@@ -88,6 +96,7 @@ def test_projections_are_per_space_reused_replaced_and_dropped(memory: Memory,
     other = space + "-other"
     memory.ingest(SAMPLE, space=space)
     memory.ingest(DATA / "ppr_conversation.json", space=other)
+    memory.projections = ProjectionCache(grace=0.05)  # outdated projections may go at once
     try:
         first = memory.projections.graph_for(memory.store, space)
         assert first is not None and first.startswith(f"{PREFIX}{space_tag(space)}-")
@@ -98,28 +107,49 @@ def test_projections_are_per_space_reused_replaced_and_dropped(memory: Memory,
                                    "RETURN count(n) AS n", s=space)
         assert info["nodeCount"] == own["n"]  # nothing of the other space entered
         memory.ingest(DATA / "mini_locomo.json", space=space)  # the graph changes
+        time.sleep(0.1)
         second = memory.projections.graph_for(memory.store, space)
-        listed = {r["graph"] for r in memory.store.read("retrieve/ppr_list",
+        listed = {r["graph"] for r in memory.store.read("retrieve/ppr_usage",
                                                         prefix=f"{PREFIX}{space_tag(space)}-")}
         assert second != first and listed == {second}  # the stale one was dropped
         memory.delete_space(space)
-        assert memory.store.read("retrieve/ppr_list", prefix=f"{PREFIX}{space_tag(space)}-") == []
+        assert memory.store.read("retrieve/ppr_usage", prefix=f"{PREFIX}{space_tag(space)}-") == []
     finally:
         memory.delete_space(other)
 
 
-def test_projection_count_is_capped(memory: Memory, space: str) -> None:
-    from graphmem.retrieve.ppr import ProjectionCache
+def test_projections_above_the_cap_go_unless_in_use(memory: Memory, space: str) -> None:
+    spaces = [space, space + "-b", space + "-c"]
+    mine = {f"{PREFIX}{space_tag(name)}-" for name in spaces}
 
-    cache = ProjectionCache(capacity=1)
-    spaces = [space, space + "-b"]
+    def held() -> list[str]:
+        return [r["graph"] for r in memory.store.read("retrieve/ppr_usage", prefix=PREFIX)
+                if r["graph"][:len(PREFIX) + 13] in mine]
+
+    patient = ProjectionCache(capacity=1, grace=3600)  # everything counts as in use
+    hasty = ProjectionCache(capacity=1, grace=0.05)
     try:
         for name in spaces:
             memory.ingest(SAMPLE, space=name)
-            cache.graph_for(memory.store, name)
-        assert len(memory.store.read("retrieve/ppr_list", prefix=PREFIX)) == 1
+        for name in spaces[:2]:
+            patient.graph_for(memory.store, name)
+        assert len(held()) == 2  # over the cap, but the second client would not drop one in use
+        time.sleep(0.1)
+        hasty.graph_for(memory.store, spaces[2])
+        assert held() == [hasty.graph_for(memory.store, spaces[2])]  # the unused ones went
+        assert len(memory.store.read("retrieve/ppr_usage", prefix=PREFIX)) <= 1
     finally:
-        memory.delete_space(spaces[1])
+        for name in spaces[1:]:
+            memory.delete_space(name)
+
+
+def test_a_projection_that_vanished_is_made_again(memory: Memory, space: str) -> None:
+    memory.ingest(SAMPLE, space=space)
+    before = memory.search("What breed is Maya's dog?", space=space, strategy="emem-g")
+    graph = memory.projections.graph_for(memory.store, space)
+    query_rows(memory.store, "CALL gds.graph.drop($g)", g=graph)  # e.g. a server restart
+    after = memory.search("What breed is Maya's dog?", space=space, strategy="emem-g")
+    assert [h.id for h in after.hits] == [h.id for h in before.hits]
 
 
 def test_emem_renders_dated_statements_with_speakers(memory: Memory, space: str) -> None:
