@@ -67,7 +67,10 @@ class Settings(BaseSettings):
     # --- ingestion ---
     ingest_layers: str = Field(default="edus,events",
                                description="derived layers written with the turns, comma-separated")
-    max_turn_chars: int = 50_000
+    max_turn_chars: int = Field(default=50_000, gt=0,
+                                description="characters of one turn's text (and of a caption)")
+    max_input_mb: float = Field(default=1024, gt=0,
+                                description="MiB of one input file (once decompressed)")
     write_batch_size: int = 500
 
     # --- retrieval defaults ---

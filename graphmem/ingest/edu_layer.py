@@ -9,13 +9,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import quote
 
 import numpy as np
 
 from graphmem.ingest.edus import EDURecord, conversation_edus
 from graphmem.ingest.embedding_rows import changed, embedding_rows
-from graphmem.ingest.ids import conversation_id, session_id
+from graphmem.ingest.ids import conversation_id, part, session_id
 from graphmem.ingest.layer import Job, Layer, LayerResult
 from graphmem.store import Tx
 
@@ -24,11 +23,11 @@ MAX_SYNONYMS = 100
 
 
 def edu_id(space: str, conversation: str, key: str) -> str:
-    return f"{conversation_id(space, conversation)}#{quote(key, safe='~')}"
+    return f"{conversation_id(space, conversation)}#{part(key, safe='~')}"
 
 
 def argument_id(space: str, text: str) -> str:
-    return f"{quote(space, safe='')}/arg/{quote(text, safe='')}"
+    return f"{part(space)}/arg/{part(text)}"
 
 
 @dataclass
@@ -40,6 +39,7 @@ class EduPayload:
     embeddings: list[dict[str, Any]] = field(default_factory=list)
     synonyms: list[dict[str, Any]] = field(default_factory=list)
     reused: int = 0
+    new_arguments: int = 0  # not in the space before: others are shared with stored EDUs
     fallbacks: list[str] = field(default_factory=list)
 
 
@@ -120,6 +120,7 @@ class EduLayer(Layer[EduPayload]):
         stored = self.store.read("ingest/space_arguments", space=space)
         stored_ids = [row["id"] for row in stored]
         new_args = [aid for aid in argument_texts if aid not in set(stored_ids)]
+        payload.new_arguments = len(new_args)
         new_rows = embedding_rows(self.embedder, new_args, argument_texts)
         payload.embeddings.extend(new_rows)
         if new_rows:
@@ -140,7 +141,7 @@ class EduLayer(Layer[EduPayload]):
                 "arguments": list(edu.arguments)}
 
     def result(self, payload: EduPayload) -> LayerResult:
-        return LayerResult({"edus": len(payload.edus), "arguments": len(payload.arguments),
+        return LayerResult({"edus": len(payload.edus), "new arguments": payload.new_arguments,
                             "synonym pairs": len(payload.synonyms)},
                            embedded=len(payload.embeddings), unchanged=payload.reused,
                            fallbacks=payload.fallbacks)

@@ -17,10 +17,9 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from itertools import pairwise
 from typing import Any
-from urllib.parse import quote
 
 from graphmem.ingest.embedding_rows import changed, embedding_rows
-from graphmem.ingest.ids import session_id
+from graphmem.ingest.ids import part, session_id
 from graphmem.ingest.layer import Job, Layer, LayerContext, LayerResult
 from graphmem.ingest.segmentation import DEFAULT, SegmentationConfig, segment
 from graphmem.ingest.topics import TurnTopic
@@ -35,7 +34,7 @@ SUMMARY_TOPICS = 6
 
 
 def event_id(space: str, conversation: str, session: str, first_source_id: str) -> str:
-    return f"{session_id(space, conversation, session)}/event/{quote(first_source_id, safe='')}"
+    return f"{session_id(space, conversation, session)}/event/{part(first_source_id)}"
 
 
 def _line(turn: dict[str, Any]) -> str:

@@ -1,13 +1,22 @@
 """Stable ids: built from the space, the conversation key and the ids the input gives, so the
-same input always maps to the same nodes (MERGE makes re-ingesting a no-op)."""
+same input always maps to the same nodes (MERGE makes re-ingesting a no-op).
+
+Each component is percent-encoded; a component longer than ``MAX_PART_BYTES`` once encoded
+keeps its beginning and ends in a hash of the whole, so that no id (all are indexed by
+uniqueness constraints) comes near Neo4j's limit on an index entry (about 8 kB), whatever
+the input's characters.
+"""
 
 from __future__ import annotations
 
+import hashlib
 from urllib.parse import quote
 
 from graphmem.errors import InputError
 
 MAX_SPACE_CHARS = 128
+MAX_PART_BYTES = 200
+_HASHED = "%~"  # never made by percent-encoding, which writes every '%' as %25
 
 
 def check_space(space: str) -> str:
@@ -20,17 +29,30 @@ def check_space(space: str) -> str:
     return space
 
 
+def part(text: str, safe: str = "") -> str:
+    """One component of an id: percent-encoded, and at most ``MAX_PART_BYTES`` long."""
+    encoded = quote(text, safe=safe)
+    if len(encoded) <= MAX_PART_BYTES:
+        return encoded
+    digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:40]
+    head = encoded[:MAX_PART_BYTES - len(digest) - len(_HASHED)]
+    cut = head.rfind("%")
+    if cut >= len(head) - 2:  # do not end inside a %XX escape
+        head = head[:cut]
+    return f"{head}{_HASHED}{digest}"
+
+
 def conversation_id(space: str, key: str) -> str:
-    return f"{quote(space, safe='')}/{quote(key, safe='')}"
+    return f"{part(space)}/{part(key)}"
 
 
 def session_id(space: str, conversation: str, key: str) -> str:
-    return f"{conversation_id(space, conversation)}/{quote(key, safe='')}"
+    return f"{conversation_id(space, conversation)}/{part(key)}"
 
 
 def turn_id(space: str, conversation: str, source_id: str) -> str:
-    return f"{conversation_id(space, conversation)}#{quote(source_id, safe='')}"
+    return f"{conversation_id(space, conversation)}#{part(source_id)}"
 
 
 def speaker_id(space: str, name: str) -> str:
-    return f"{quote(space, safe='')}/@{quote(name, safe='')}"
+    return f"{part(space)}/@{part(name)}"

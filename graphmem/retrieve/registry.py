@@ -8,9 +8,11 @@ graphmem may add recipes with :func:`register`.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, fields
-from typing import Any
+from typing import Any, get_type_hints
 
-from graphmem.errors import ConfigurationError, UnknownStrategyError
+from pydantic import TypeAdapter, ValidationError
+
+from graphmem.errors import ConfigurationError, InputError, UnknownStrategyError
 from graphmem.retrieve.base import Strategy
 from graphmem.retrieve.emem import EMemSearch
 from graphmem.retrieve.esmem import ESMemSearch
@@ -65,8 +67,16 @@ def get_strategy(name: str, **overrides: Any) -> Strategy:  # type: ignore[type-
     if unknown:
         raise UnknownStrategyError(
             f"strategy {name!r} has no options {unknown}; its options: {', '.join(sorted(known))}")
-    try:
-        config = config_type(**{**recipe.options, **overrides})
-    except (TypeError, ValueError) as exc:
-        raise UnknownStrategyError(f"strategy {name!r}: {exc}") from exc
-    return recipe.strategy(name, config)
+    hints = get_type_hints(config_type)
+    for option, value in overrides.items():
+        try:
+            TypeAdapter(hints[option]).validate_python(value, strict=True)
+        except ValidationError as exc:
+            raise InputError(f"strategy {name!r}: option {option}={value!r} is not "
+                             f"{_type_name(hints[option])} ({exc.errors()[0]['msg']})",
+                             field=f"strategy option {option}") from None
+    return recipe.strategy(name, config_type(**{**recipe.options, **overrides}))
+
+
+def _type_name(hint: Any) -> str:
+    return getattr(hint, "__name__", None) or str(hint).replace("typing.", "")
