@@ -21,6 +21,8 @@ from graphmem.retrieve.registry import strategy_names
 
 SAMPLE = Path(__file__).parent / "data" / "sample_conversation.json"
 SAMPLE_QUESTION = "What did Maya adopt, and when did she bring it home?"
+REJECTED = 5  # exit code: ingest stored the valid records and rejected others
+FELL_BACK = 6  # exit code: answer printed the best memory, not an LLM answer
 
 
 def _settings(ctx: click.Context) -> Settings:
@@ -43,8 +45,11 @@ def main() -> None:
     Settings come from GRAPHMEM_* environment variables (or a .env file); see
     `graphmem.config.Settings`.
 
-    Exit codes: 0 done, 1 an error graphmem explains (bad input, settings, a missing layer),
-    2 a wrong command line, 4 Neo4j unreachable or refusing the credentials.
+    Exit codes: 0 done; 1 an error graphmem explains (bad input, settings, a missing layer,
+    no such space); 2 a wrong command line; 3 `neo4j status`: not running; 4 Neo4j
+    unreachable or refusing the credentials; 5 `ingest --skip-invalid` stored the valid
+    records and rejected others; 6 `answer` printed the best memory found because the LLM
+    gave no usable answer.
     """
     # the driver's own retry notices would repeat what graphmem's one-line error says
     logging.getLogger("neo4j").setLevel(logging.ERROR)
@@ -136,6 +141,10 @@ def ingest(ctx: click.Context, file: Path, space: str, fmt: str, skip_invalid: b
                                bad_turns="skip" if skip_empty_turns else "error", layers=layers)
         usage = usage_table(memory.llm_usage())
     _print_report(report, usage)
+    if report.errors:
+        click.echo(f"{len(report.errors)} records rejected, the others stored (exit code "
+                   f"{REJECTED})", err=True)
+        ctx.exit(REJECTED)
 
 
 def _print_report(report: Any, usage: str) -> None:
@@ -216,6 +225,7 @@ def search(ctx: click.Context, question: str, space: str, strategy: str | None,
     """Print the memory context retrieved for QUESTION."""
     with _memory(ctx) as memory:
         result = memory.search(question, space=space, strategy=strategy, budget=budget)
+        _check_found(memory, space, result)
     if as_json:
         click.echo(result.model_dump_json(indent=2))
         return
@@ -236,13 +246,23 @@ def answer(ctx: click.Context, question: str, space: str, strategy: str | None,
            budget: int | None) -> None:
     """Answer QUESTION from memory with the configured LLM."""
     with _memory(ctx) as memory:
+        if memory.llm is not None:  # without one, saying what to set comes first
+            _check_found(memory, space, None)
         result = memory.answer(question, space=space, strategy=strategy, budget=budget)
         usage = usage_table(memory.llm_usage())
     if result.fallback:
-        click.echo(f"(no usable LLM answer: {result.fallback}; the best memory found follows)",
-                   err=True)
+        click.echo(f"no usable LLM answer ({result.fallback}); printing the best memory found "
+                   f"instead (exit code {FELL_BACK})", err=True)
     click.echo(result.answer)
     click.echo(usage, err=True)
+    if result.fallback:
+        ctx.exit(FELL_BACK)
+
+
+def _check_found(memory: Any, space: str, result: Any) -> None:
+    """An empty result from a space that does not exist is an error, not an empty answer."""
+    if (result is None or not result.hits) and not memory.has_space(space):
+        raise click.ClickException(f"there is no space {space!r} (see `graphmem spaces`)")
 
 
 @main.command()

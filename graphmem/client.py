@@ -16,6 +16,7 @@ from typing import Any, Literal
 
 from graphmem.config import Settings
 from graphmem.errors import ConfigurationError, InputError
+from graphmem.ingest.fields import Where, check_record, unique
 from graphmem.ingest.ids import check_space
 from graphmem.ingest.layer import LayerContext
 from graphmem.ingest.layers import parse_names, run_order, with_needs
@@ -114,6 +115,7 @@ class Memory:
         report = IngestReport(space=space)
         if isinstance(source, (str, Path)):
             parsed = parse_file(Path(source), format, max_turn_chars=self.settings.max_turn_chars,
+                                max_bytes=int(self.settings.max_input_mb * 2**20),
                                 bad_turns=bad_turns)
             report.warnings.extend(parsed.warnings)
             if parsed.errors and not skip_invalid:
@@ -124,10 +126,25 @@ class Memory:
             report.errors.extend(str(e) for e in parsed.errors)
             conversations: Sequence[ConversationRecord] = parsed.conversations
         else:
-            conversations = source
+            conversations = self._check_records(source, bad_turns, report)
         self.ensure_schema()
         writer = GraphWriter(self._layer_context(), run_order(names))
         return writer.write(space, conversations, report)
+
+    def _check_records(self, records: Sequence[ConversationRecord], bad_turns: BadTurnPolicy,
+                       report: IngestReport) -> list[ConversationRecord]:
+        """Records built in code obey the same rules as a file's."""
+        if isinstance(records, (str, bytes)) or not isinstance(records, Sequence):
+            raise InputError("expected a file path or a list of ConversationRecord, got "
+                             f"{type(records).__name__}", field="source")
+        if not records:
+            raise InputError("no conversations to ingest", field="source")
+        checked = [check_record(record, Where("(records)", f"#{i}", self.settings.max_turn_chars,
+                                              bad_turns, report.warnings))
+                   for i, record in enumerate(records)]
+        unique([c.key for c in checked], Where("(records)", "*", 0, bad_turns, []), "key",
+               "conversation")
+        return checked
 
     def add_layers(self, space: str, layers: str | Sequence[str]) -> IngestReport:
         """Compute ``layers`` (and the layers they need that the space lacks) for everything
@@ -159,12 +176,23 @@ class Memory:
     ) -> SearchResult:
         """Ranked hits for ``question`` from ``space`` and the context they make in ``budget``."""
         check_space(space)
-        if not isinstance(question, str) or not question.strip():
+        if not isinstance(question, str):
+            raise InputError(f"the question must be a string, got {type(question).__name__}",
+                             field="question")
+        if not question.strip():
             raise InputError("the question is empty", field="question")
+        if len(question) > self.settings.max_turn_chars:
+            raise InputError(f"a question of {len(question)} characters exceeds the limit of "
+                             f"{self.settings.max_turn_chars} (GRAPHMEM_MAX_TURN_CHARS)",
+                             field="question")
+        if strategy is not None and not isinstance(strategy, str):
+            raise InputError(f"the strategy is named by a string, got "
+                             f"{type(strategy).__name__}", field="strategy")
         name = strategy or self.settings.default_strategy
         budget = self.settings.default_budget if budget is None else budget
-        if budget <= 0:
-            raise InputError("the budget must be a positive number of tokens", field="budget")
+        if not isinstance(budget, int) or isinstance(budget, bool) or budget <= 0:
+            raise InputError(f"the budget must be a positive whole number of tokens, got "
+                             f"{budget!r}", field="budget")
         chosen = get_strategy(name, **overrides)
         self._check_vectors()
         began = time.perf_counter()
@@ -205,11 +233,15 @@ class Memory:
     def spaces(self) -> list[dict[str, Any]]:
         return self.store.read("admin/list_spaces")
 
+    def has_space(self, space: str) -> bool:
+        """Whether ``space`` exists (something was ingested into it and it was not deleted)."""
+        check_space(space)
+        return bool(self.store.read("admin/space_exists", space=space)[0]["exists"])
+
     def delete_space(self, space: str) -> bool:
         """Remove everything stored for ``space`` and nothing else; False when there was no
         such space."""
-        check_space(space)
-        existed = any(row["space"] == space for row in self.spaces())
+        existed = self.has_space(space)
         self.projections.drop_space(self.store, space)
         self.store.run_autocommit("admin/delete_space", space=space)
         return existed

@@ -98,8 +98,14 @@ class GraphWriter:
         began = time.perf_counter()
         bar = tqdm(conversations, desc=f"ingest {space}", unit="conv",
                    disable=not self.context.progress, leave=False)
-        for conversation in bar:
-            self._write_one(space, conversation, report)
+        for done, conversation in enumerate(bar):
+            try:
+                self._write_one(space, conversation, report)
+            except Exception as exc:
+                exc.add_note(f"{done} of {len(conversations)} conversations were stored before "
+                             f"conversation {conversation.key!r} failed, which was not; running "
+                             "the same ingest again completes it (writes are idempotent)")
+                raise
         report.seconds += time.perf_counter() - began
         return report
 

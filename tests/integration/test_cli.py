@@ -83,3 +83,42 @@ def test_layers_are_listed_added_and_required(space: str, neo4j_server: object) 
     assert code == 1 and "unknown layers ['scenery']" in out
     code, out = run("strategies")
     assert code == 0 and "emem-g        needs turns, edus" in out
+
+
+def test_exit_codes_tell_partial_success_apart(space: str, tmp_path: Path,
+                                               neo4j_server: object) -> None:
+    good = {"id": "c", "sessions": [{"turns": [{"speaker": "A", "text": "a kayak"}]}]}
+    bad = {"id": "d", "sessions": [{"turns": [{"speaker": 7, "text": "hi"}]}]}
+    path = tmp_path / "mixed.json"
+    path.write_text(json.dumps({"conversations": [good, bad]}))
+    code, out = run("ingest", str(path), "--space", space, "--skip-invalid")
+    assert code == 5 and "1 records rejected, the others stored" in out
+    assert "expected string, got integer" in out and "1 conversations" in out
+    empty = tmp_path / "empty.json"
+    empty.write_text('{"conversations": []}')
+    code, out = run("ingest", str(empty), "--space", space)
+    assert code == 1 and "holds no conversations" in out
+
+
+def test_searching_a_space_that_does_not_exist_fails(neo4j_server: object) -> None:
+    code, out = run("search", "kayak?", "--space", "no-such-space-4f1c")
+    assert code == 1 and "there is no space 'no-such-space-4f1c'" in out
+    result = CliRunner().invoke(main, ["answer", "kayak?", "--space", "no-such-space-4f1c"],
+                                env={"GRAPHMEM_LLM_BASE_URL": "http://127.0.0.1:9/v1"})
+    assert result.exit_code == 1 and "there is no space" in result.output  # no LLM call made
+
+
+def test_an_answer_that_fell_back_has_its_own_exit_code(space: str, neo4j_server: object) -> None:
+    from helpers import ScriptedServer
+
+    assert run("ingest", str(SAMPLE), "--space", space, "--layers", "")[0] == 0
+    server = ScriptedServer()
+    server.responder = lambda body: ("this is not JSON", "stop")
+    try:
+        result = CliRunner().invoke(main, ["answer", "What dog did Maya adopt?", "--space",
+                                           space], env={"GRAPHMEM_LLM_BASE_URL": server.url,
+                                                        "GRAPHMEM_LLM_MODEL": "scripted"})
+        assert result.exit_code == 6
+        assert "no usable LLM answer" in result.output and "greyhound" in result.output
+    finally:
+        server.httpd.shutdown()

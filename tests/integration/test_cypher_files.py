@@ -194,6 +194,12 @@ def _list(store: GraphStore, space: str, memory: Memory) -> None:
     assert rows[space] == {"space": space, "conversations": 1, "sessions": 3, "turns": 17}
 
 
+@case("admin/space_exists")
+def _exists(store: GraphStore, space: str, memory: Memory) -> None:
+    assert store.read("admin/space_exists", space=space) == [{"exists": True}]
+    assert store.read("admin/space_exists", space=space + "-not") == [{"exists": False}]
+
+
 @case("admin/space_snapshot")
 def _snapshot(store: GraphStore, space: str, memory: Memory) -> None:
     rows = store.read("admin/space_snapshot", space=space)
