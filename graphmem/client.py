@@ -76,8 +76,8 @@ class Memory:
         if not self._schema_ready:
             self.store.apply_schema()
             self.store.run_autocommit("admin/upgrade_session_layers")
-            self.store.check_vector_indexes(self.embedder)
-            self._schema_ready = self._vectors_checked = True
+            self._schema_ready = True
+        self._check_vectors()
 
     def _check_vectors(self) -> None:
         if not self._vectors_checked:
@@ -152,11 +152,12 @@ class Memory:
         check_space(space)
         self.ensure_schema()
         wanted = [name for name in parse_names(layers) if name != "turns"]
-        state = space_state(self.store, space, tuple(with_needs(wanted)))
+        involved = with_needs(wanted)
+        state = space_state(self.store, space, tuple(involved))
         if state.sessions == 0:
             raise InputError(f"space {space!r} holds no conversations; ingest a file first",
                              field="space")
-        present = [n for n in with_needs(wanted) if n not in state.missing]
+        present = [n for n in involved if n not in state.missing]
         order = [n for n in run_order(wanted, present=present) if n != "turns"]
         report = IngestReport(space=space)
         if order:

@@ -89,6 +89,8 @@ def ingest_spaces(memory: Memory, dataset: Dataset, data: Path, keys: set[str],
         parsed = parse_file(data, dataset, max_turn_chars=memory.settings.max_turn_chars,
                             bad_turns="skip" if dataset == "longmemeval" else "error")
         by_key: dict[str, ConversationRecord] = {c.key: c for c in parsed.conversations}
+        if any(key not in by_key for key in missing) and parsed.errors:
+            raise parsed.errors[0]  # a conversation the questions need was rejected
         for key in tqdm(missing, desc="ingest", unit="conv", disable=not progress):
             began = time.perf_counter()
             memory.ingest([by_key[key]], space=spaces[key])

@@ -13,7 +13,6 @@ from graphmem.models import ConversationRecord, TurnRecord
 MAX_ID_CHARS = 200  # conversation, session and turn ids
 MAX_NAME_CHARS = 200  # speaker names
 MAX_DATE_CHARS = 100  # a date as written
-MAX_URL_CHARS = 2_000  # an image's address
 SHOWN_CHARS = 60  # of a bad value, in an error message
 
 BadTurnPolicy = Literal["error", "skip"]
@@ -111,7 +110,8 @@ def turn(order: int, speaker: Any, text: Any, source_id: str, ctx: Where, where:
     if isinstance(url, list):  # LoCoMo gives a list of addresses
         url = url[0] if url else None
     if url is not None:
-        url = text_value(url, ctx, f"{where}.img_url", MAX_URL_CHARS, "image address").strip()
+        url = text_value(url, ctx, f"{where}.img_url", ctx.max_turn_chars,
+                         "image address").strip()
     if not text and caption is None:
         if ctx.bad_turns == "skip":
             ctx.warnings.append(f"{ctx.file} record {ctx.record}: skipped empty turn {where}")

@@ -208,6 +208,14 @@ def _parse_iso(text: str, ctx: Where, where: str) -> datetime:
 
 
 # ------------------------------------------------------------------ the three formats
+def _conversation(conv_key: str, sessions: list[SessionRecord], fmt: Format, ctx: Where,
+                  session_field: str, turn_field: str) -> ConversationRecord:
+    conversation = ConversationRecord(key=conv_key, sessions=tuple(sessions),
+                                      source_format=fmt, source_file=ctx.file)
+    check_conversation(conversation, ctx, session_field, turn_field)
+    return conversation
+
+
 def _parse_locomo(record: Any, ctx: Where) -> ConversationRecord:
     sample_id = key(need(record, "sample_id", ctx, (str, int)), ctx, "sample_id")
     conv = need(record, "conversation", ctx, dict)
@@ -231,10 +239,7 @@ def _parse_locomo(record: Any, ctx: Where) -> ConversationRecord:
                 turns.append(one)
         sessions.append(SessionRecord(key=f"session_{n}", index=index, started_at=started,
                                       date_text=written.strip(), turns=tuple(turns)))
-    conversation = ConversationRecord(key=sample_id, sessions=tuple(sessions),
-                                      source_format="locomo", source_file=ctx.file)
-    check_conversation(conversation, ctx, "conversation", "dia_id")
-    return conversation
+    return _conversation(sample_id, sessions, "locomo", ctx, "conversation", "dia_id")
 
 
 def _parse_longmemeval(record: Any, ctx: Where) -> ConversationRecord:
@@ -261,10 +266,8 @@ def _parse_longmemeval(record: Any, ctx: Where) -> ConversationRecord:
                 turns.append(one)
         sessions.append(SessionRecord(key=skey, index=index, started_at=started,
                                       date_text=written.strip(), turns=tuple(turns)))
-    conversation = ConversationRecord(key=qid, sessions=tuple(sessions),
-                                      source_format="longmemeval", source_file=ctx.file)
-    check_conversation(conversation, ctx, "haystack_session_ids", "haystack_sessions")
-    return conversation
+    return _conversation(qid, sessions, "longmemeval", ctx, "haystack_session_ids",
+                         "haystack_sessions")
 
 
 def _parse_json(record: Any, ctx: Where) -> ConversationRecord:
@@ -292,10 +295,7 @@ def _parse_json(record: Any, ctx: Where) -> ConversationRecord:
         sessions.append(SessionRecord(key=skey, index=index, started_at=started,
                                       date_text=started_text and started_text.strip(),
                                       turns=tuple(turns)))
-    conversation = ConversationRecord(key=conv_key, sessions=tuple(sessions),
-                                      source_format="json", source_file=ctx.file)
-    check_conversation(conversation, ctx, "sessions[].id", "sessions[].turns[].id")
-    return conversation
+    return _conversation(conv_key, sessions, "json", ctx, "sessions[].id", "sessions[].turns[].id")
 
 
 _PARSERS: dict[str, Callable[[Any, Where], ConversationRecord]] = {

@@ -113,8 +113,8 @@ CASES: dict[str, tuple[Any, str, str]] = {
         "duplicate session number id '1'"),
     "locomo dia_id a list": (locomo(lambda r: turn0(r).update(dia_id=["D1:1"])), ".json",
                              "expected string or integer, got list"),
-    "locomo img_url of 3000 characters": (locomo(lambda r: turn0(r).update(
-        img_url=["u" * 3000])), ".json", "image address of 3000 characters"),
+    "locomo img_url of 60001 characters": (locomo(lambda r: turn0(r).update(
+        img_url=["u" * 60_001])), ".json", "image address of 60001 characters"),
     "locomo date unparsable": (locomo(lambda r: r["conversation"].update(
         session_1_date_time="whenever")), ".json", "unparsable date"),
     "longmemeval 'sa' and 'sa '": (lme(lambda r: r.update(haystack_session_ids=["sa", "sa "])),

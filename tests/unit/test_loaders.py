@@ -145,3 +145,17 @@ def test_empty_turns_can_be_skipped_with_a_warning(tmp_path: Path) -> None:
 def test_unknown_format_is_a_clear_error(tmp_path: Path) -> None:
     with pytest.raises(InputError, match="cannot tell the format"):
         parse_file(write(tmp_path, [1, 2, 3]))
+
+
+DEV = Path(__file__).parents[3] / "shared" / "data"
+
+
+@pytest.mark.skipif(not DEV.exists(), reason="the development data is not on this machine")
+@pytest.mark.parametrize(("name", "fmt"), [
+    ("locomo/locomo_dev.json", "locomo"),
+    ("longmemeval/longmemeval_oracle_dev.json", "longmemeval"),
+    ("longmemeval/longmemeval_s_dev36.json.gz", "longmemeval"),
+])
+def test_the_limits_accept_every_record_of_the_development_data(name: str, fmt: str) -> None:
+    result = parse_file(DEV / name, fmt, bad_turns="skip")  # type: ignore[arg-type]
+    assert result.errors == [] and result.conversations
