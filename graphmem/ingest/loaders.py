@@ -1,6 +1,6 @@
 """Parse input files into :class:`ConversationRecord` objects, validating everything first.
 
-Three formats are understood:
+Four formats are understood:
 
 ``locomo``
     The LoCoMo release (``locomo10.json``): a list of samples, each with ``sample_id`` and a
@@ -11,6 +11,9 @@ Three formats are understood:
     Each question becomes one conversation keyed by ``question_id``.
 ``json``
     graphmem's own chat format, documented in ``docs/formats.md``.
+``jsonl``
+    a message log, one JSON object per line (:mod:`graphmem.ingest.jsonl`); chosen by the
+    ``.jsonl`` / ``.jsonl.gz`` suffix under ``auto``.
 
 Parsing never writes anything. Problems are collected per record as :class:`InputError`
 objects that name the file, the record and the field.
@@ -18,13 +21,9 @@ objects that name the file, the record and the field.
 
 from __future__ import annotations
 
-import gzip
-import json
 import re
-import zlib
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import datetime
 from pathlib import Path
 from typing import Any, Literal
 
@@ -40,84 +39,18 @@ from graphmem.ingest.fields import (
     turn,
     unique,
 )
+from graphmem.ingest.jsonl import parse_jsonl
+from graphmem.ingest.reading import ParseResult, parse_iso, read_json
 from graphmem.models import ConversationRecord, SessionRecord
 
 __all__ = ["FORMATS", "BadTurnPolicy", "Format", "ParseResult", "parse_file", "read_json"]
 
-Format = Literal["locomo", "longmemeval", "json"]
-FORMATS: tuple[str, ...] = ("locomo", "longmemeval", "json")
-CHUNK = 1 << 20
+Format = Literal["locomo", "longmemeval", "json", "jsonl"]
+FORMATS: tuple[str, ...] = ("locomo", "longmemeval", "json", "jsonl")
 
 _LOCOMO_SESSION = re.compile(r"session_(\d+)")
 _LOCOMO_DATES = ("%I:%M %p on %d %B, %Y", "%I:%M %p on %d %b, %Y")
 _LONGMEMEVAL_DATES = ("%Y/%m/%d (%a) %H:%M", "%Y/%m/%d %H:%M", "%Y/%m/%d")
-
-
-@dataclass
-class ParseResult:
-    conversations: list[ConversationRecord] = field(default_factory=list)
-    errors: list[InputError] = field(default_factory=list)
-    warnings: list[str] = field(default_factory=list)
-
-
-class _DuplicateKey(Exception):
-    pass
-
-
-def _object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    """A JSON object whose keys all differ (json's default keeps the last silently)."""
-    obj: dict[str, Any] = {}
-    for name, value in pairs:
-        if name in obj:
-            raise _DuplicateKey(f"duplicate key {shown(name)} in an object with keys "
-                                f"{', '.join(map(shown, list(obj)[:5]))}")
-        obj[name] = value
-    return obj
-
-
-def _read_bytes(path: Path, max_bytes: int) -> bytes:
-    """The file's bytes (gunzipped for ``.gz``), refusing to read past ``max_bytes``."""
-    limit = f"the input limit of {max_bytes / 2**20:g} MiB (GRAPHMEM_MAX_INPUT_MB)"
-    try:
-        with (gzip.open(path, "rb") if path.suffix == ".gz" else path.open("rb")) as handle:
-            chunks, size = [], 0
-            while chunk := handle.read(min(CHUNK, max_bytes + 1 - size)):
-                chunks.append(chunk)
-                size += len(chunk)
-                if size > max_bytes:
-                    unpacked = " once decompressed" if path.suffix == ".gz" else ""
-                    raise InputError(f"larger than {limit}{unpacked}", file=str(path))
-    except (gzip.BadGzipFile, EOFError, zlib.error) as exc:
-        raise InputError(f"not a readable gzip file ({exc or type(exc).__name__})",
-                         file=str(path)) from exc
-    except OSError as exc:
-        raise InputError(f"cannot read: {exc.strerror or exc}", file=str(path)) from exc
-    return b"".join(chunks)
-
-
-def read_json(path: Path, max_bytes: int = 1 << 30) -> Any:
-    """Read a JSON file strictly as UTF-8, with distinct keys in every object; errors say
-    where the bad byte or syntax is."""
-    raw = _read_bytes(path, max_bytes)
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        line = raw[: exc.start].count(b"\n") + 1
-        raise InputError(
-            f"not valid UTF-8: byte 0x{raw[exc.start]:02x} at offset {exc.start} (line {line})",
-            file=str(path),
-        ) from exc
-    del raw
-    try:
-        return json.loads(text, object_pairs_hook=_object)
-    except json.JSONDecodeError as exc:
-        raise InputError(
-            f"malformed JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}", file=str(path)
-        ) from exc
-    except _DuplicateKey as exc:
-        raise InputError(str(exc), file=str(path)) from exc
-    except RecursionError as exc:
-        raise InputError("JSON nested too deeply", file=str(path)) from exc
 
 
 def detect_format(data: Any) -> Format:
@@ -141,6 +74,9 @@ def parse_file(
     max_bytes: int = 1 << 30,
     bad_turns: BadTurnPolicy = "error",
 ) -> ParseResult:
+    if fmt == "jsonl" or (fmt == "auto" and path.name.endswith((".jsonl", ".jsonl.gz"))):
+        return parse_jsonl(path, max_turn_chars=max_turn_chars, max_bytes=max_bytes,
+                           bad_turns=bad_turns)
     data = read_json(path, max_bytes)
     try:
         chosen = detect_format(data) if fmt == "auto" else fmt
@@ -194,17 +130,6 @@ def _parse_date(text: str, formats: tuple[str, ...], ctx: Where, where: str) -> 
         except ValueError:
             continue
     raise ctx.error(f"unparsable date {shown(text)}", where)
-
-
-def _parse_iso(text: str, ctx: Where, where: str) -> datetime:
-    text = date_text(text, ctx, where)
-    try:
-        value = datetime.fromisoformat(text)
-    except ValueError as exc:
-        raise ctx.error(f"unparsable date {shown(text)} (expected ISO 8601)", where) from exc
-    if value.tzinfo is not None:  # stored as naive UTC so that every session orders together
-        value = value.astimezone(UTC).replace(tzinfo=None)
-    return value
 
 
 # ------------------------------------------------------------------ the three formats
@@ -280,7 +205,7 @@ def _parse_json(record: Any, ctx: Where) -> ConversationRecord:
             raise ctx.error("expected an object", where)
         skey = key(raw.get("id", f"session_{index + 1}"), ctx, f"{where}.id")
         started_text = raw.get("started_at")
-        started = None if started_text is None else _parse_iso(started_text, ctx,
+        started = None if started_text is None else parse_iso(started_text, ctx,
                                                                f"{where}.started_at")
         raw_turns = need(raw, "turns", ctx, list, where)
         turns = []
