@@ -1,0 +1,69 @@
+"""The card's top-level scripts: ingest/ for each source, retrieve/ for asking and comparing,
+run as a user runs them (their click commands, in-process) against the real Neo4j."""
+
+from __future__ import annotations
+
+import json
+import runpy
+from pathlib import Path
+from typing import Any
+
+import click
+import pytest
+from click.testing import CliRunner
+
+from helpers import DATA, SAMPLE, TESTS
+
+ROOT = TESTS.parent
+
+
+def script(path: str) -> click.Command:
+    command = runpy.run_path(str(ROOT / path))["main"]
+    assert isinstance(command, click.Command)
+    return command
+
+
+def run(path: str, *args: str) -> tuple[int, str]:
+    env = {"GRAPHMEM_LLM_BASE_URL": None, "GRAPHMEM_LLM_API_KEY": None}
+    result = CliRunner().invoke(script(path), list(args), env=env)
+    return result.exit_code, result.output
+
+
+@pytest.mark.parametrize(("path", "source", "words"), [
+    ("ingest/locomo.py", DATA / "mini_locomo.json", "1 conversations, 2 sessions"),
+    ("ingest/longmemeval.py", DATA / "mini_longmemeval.json", "1 conversations, 2 sessions"),
+    ("ingest/chat_json.py", SAMPLE, "1 conversations, 3 sessions, 17 turns"),
+])
+def test_each_ingest_script_stores_its_source(space: str, neo4j_server: object, path: str,
+                                              source: Path, words: str) -> None:
+    code, out = run(path, str(source), "--space", space, "--layers", "")
+    assert code == 0 and words in out
+
+
+def test_the_message_log_script_and_its_connection_options(
+        space: str, tmp_path: Path, settings: Any, neo4j_server: object) -> None:
+    log = tmp_path / "log.jsonl"
+    log.write_text("\n".join(json.dumps(m) for m in [
+        {"conversation": "bot", "time": "2024-05-01T09:00:00", "speaker": "Ana",
+         "text": "My flight to Lima leaves on Friday."},
+        {"conversation": "bot", "speaker": "Bot", "text": "Noted, have a good trip!"}]))
+    code, out = run("ingest/message_log.py", str(log), "--space", space, "--layers", "",
+                    "--uri", settings.neo4j_uri,
+                    "--password", settings.neo4j_password.get_secret_value())
+    assert code == 0 and "1 conversations, 1 sessions, 2 turns" in out
+    code, out = run("ingest/message_log.py", str(log), "--space", space,
+                    "--password", "wrong-password")
+    assert code == 4 and "refused user" in out
+
+
+def test_ask_and_compare(space: str, neo4j_server: object) -> None:
+    assert run("ingest/chat_json.py", str(SAMPLE), "--space", space)[0] == 0
+    code, out = run("retrieve/ask.py", "Which city was the half marathon in?", "--space", space,
+                    "--budget", "60", "--sources")
+    assert code == 0 and "Lisbon" in out and "    <- s" in out
+    code, out = run("retrieve/compare.py", "What dog did Maya adopt?", "--space", space,
+                    "--strategy", "turns", "--strategy", "emem-g-fill", "--budget", "120")
+    assert code == 0 and "== turns:" in out and "== emem-g-fill:" in out
+    assert "greyhound" in out and "source turns found by every strategy" in out
+    code, out = run("retrieve/ask.py", "anything", "--space", space + "-none")
+    assert code == 1 and "there is no space" in out
