@@ -5,11 +5,19 @@
 // 3. Summary rerank: score = alpha * S_sum + (1 - alpha) * S_ctx, S_sum the similarity of the
 //    question and the event summary. The top events come back with their raw turns in order.
 // Scores are Neo4j's normalised cosine, (1 + cos) / 2, on both sides of the fusion.
-// Params: $space, $embedding, $k, $candidates (neighbours fetched before the space filter),
+// Params: $space, $embedding, $k, $exact (scan the space's own nodes exactly instead of the
+// index), $candidates (neighbours fetched before the space filter),
 // $w, $alpha, $limit.
-CALL db.index.vector.queryNodes('boundary_embedding', $candidates, $embedding)
-YIELD node, score
-WHERE node.space = $space
+CALL () {  // exact: a scan of the space; else the index, filtered to the space
+  WITH 1 AS one WHERE $exact
+  MATCH (node:Boundary {space: $space}) WHERE node.embedding IS NOT NULL
+  RETURN node, vector.similarity.cosine(node.embedding, $embedding) AS score
+  UNION ALL
+  WITH 1 AS one WHERE NOT $exact
+  CALL db.index.vector.queryNodes('boundary_embedding', $candidates, $embedding) YIELD node, score
+  WHERE node.space = $space
+  RETURN node, score
+}
 WITH node AS boundary, score ORDER BY score DESC LIMIT $k
 MATCH (boundary)-[:OPENS]->(anchor:Event)
 MATCH (event:Event {conversation_id: anchor.conversation_id})

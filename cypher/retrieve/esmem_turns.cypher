@@ -3,10 +3,18 @@
 // activated intervals; each of their turns then scores
 // beta * (its own similarity to the question) + (1 - beta) * (its event's score).
 // Scores are Neo4j's normalised cosine, (1 + cos) / 2.
-// Params: $space, $embedding, $k, $candidates, $w, $alpha, $beta, $limit.
-CALL db.index.vector.queryNodes('boundary_embedding', $candidates, $embedding)
-YIELD node, score
-WHERE node.space = $space
+// Params: $space, $embedding, $k, $exact (scan the space's own nodes exactly instead of the
+// index), $candidates, $w, $alpha, $beta, $limit.
+CALL () {  // exact: a scan of the space; else the index, filtered to the space
+  WITH 1 AS one WHERE $exact
+  MATCH (node:Boundary {space: $space}) WHERE node.embedding IS NOT NULL
+  RETURN node, vector.similarity.cosine(node.embedding, $embedding) AS score
+  UNION ALL
+  WITH 1 AS one WHERE NOT $exact
+  CALL db.index.vector.queryNodes('boundary_embedding', $candidates, $embedding) YIELD node, score
+  WHERE node.space = $space
+  RETURN node, score
+}
 WITH node AS boundary, score ORDER BY score DESC LIMIT $k
 MATCH (boundary)-[:OPENS]->(anchor:Event)
 MATCH (event:Event {conversation_id: anchor.conversation_id})

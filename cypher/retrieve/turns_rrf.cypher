@@ -1,7 +1,8 @@
 // Strategy `turns`: BM25 (fulltext index) and dense (vector index) search over the raw turns
 // of one space, fused by reciprocal rank: score = sum over lists of 1 / ($rrf_k + rank).
 // Params: $space, $query (Lucene terms; '' skips BM25), $embedding (384 floats),
-// $k (hits per list and returned), $candidates (vector-index neighbours fetched before the
+// $k (hits per list and returned), $exact (scan the space's own nodes exactly instead of the
+// index), $candidates (vector-index neighbours fetched before the
 // space filter), $rrf_k (60 is customary).
 CALL () {
   WITH $query AS terms WHERE terms <> ''
@@ -12,8 +13,16 @@ CALL () {
   UNWIND range(0, size(ranked) - 1) AS rank
   RETURN ranked[rank] AS turn, 1.0 / ($rrf_k + rank + 1) AS part
   UNION ALL
-  CALL db.index.vector.queryNodes('turn_embedding', $candidates, $embedding) YIELD node, score
-  WHERE node.space = $space
+  CALL () {  // exact: a scan of the space; else the index, filtered to the space
+    WITH 1 AS one WHERE $exact
+    MATCH (node:Turn {space: $space}) WHERE node.embedding IS NOT NULL
+    RETURN node, vector.similarity.cosine(node.embedding, $embedding) AS score
+    UNION ALL
+    WITH 1 AS one WHERE NOT $exact
+    CALL db.index.vector.queryNodes('turn_embedding', $candidates, $embedding) YIELD node, score
+    WHERE node.space = $space
+    RETURN node, score
+  }
   WITH node ORDER BY score DESC LIMIT $k
   WITH collect(node) AS ranked
   UNWIND range(0, size(ranked) - 1) AS rank

@@ -34,6 +34,7 @@ if TYPE_CHECKING:
 
 C = TypeVar("C")
 MAX_VECTOR_CANDIDATES = 20_000
+EXACT_TURNS = 2_000  # spaces this small are scanned exactly (see SpaceState.vector)
 
 
 class Query:
@@ -77,13 +78,20 @@ class SpaceState:
     sessions: int
     missing: dict[str, int]  # layer -> sessions of the space that lack it
 
-    def candidates(self, k: int, oversample: float) -> int:
-        """How many vector-index neighbours to fetch so that ``k`` remain after keeping only
-        this space's nodes (0 when the space is empty), by the space's share of all turns."""
+    def vector(self, k: int, oversample: float) -> dict[str, Any] | None:
+        """How a vector statement finds this space's ``k`` nearest nodes (its ``$exact`` and
+        ``$candidates``), or None when the space is empty.
+
+        A space of at most ``EXACT_TURNS`` turns is scanned exactly (its own nodes only), so its
+        results never depend on what other spaces hold; so is any space for which the index
+        could not promise ``k`` neighbours of its own within ``MAX_VECTOR_CANDIDATES``. Other
+        spaces use the index, asking for enough neighbours that filtering to the space leaves
+        ``k``, by the space's share of all turns."""
         if self.turns == 0:
-            return 0
-        share = self.turns_in_database / self.turns
-        return int(min(MAX_VECTOR_CANDIDATES, max(k, math.ceil(k * share * oversample))))
+            return None
+        wanted = math.ceil(k * self.turns_in_database / self.turns * oversample)
+        exact = self.turns <= EXACT_TURNS or wanted > MAX_VECTOR_CANDIDATES
+        return {"exact": exact, "candidates": int(min(MAX_VECTOR_CANDIDATES, max(k, wanted)))}
 
 
 def space_state(store: GraphStore, space: str, layers: tuple[str, ...] = ()) -> SpaceState:

@@ -52,15 +52,15 @@ class EMemSearch(Strategy[EMemConfig]):
         c = self.config
         size = self._size(budget)
         pool = max(c.k_edus, size)
-        candidates = state.candidates(pool, c.oversample)
-        if candidates == 0:
+        plan = state.vector(pool, c.oversample)
+        if plan is None:
             return []
         rows = ctx.store.read("retrieve/edus_vector", space=state.space,
-                              embedding=ctx.query.embedding, k=pool, candidates=candidates)
+                              embedding=ctx.query.embedding, k=pool, **plan)
         kept = self._filter(ctx, rows)
         if not c.graph:
             return [edu_hit(row, cosine(row["score"])) for row in kept[:size]]
-        return self._graph_search(ctx, state, kept, size, candidates)
+        return self._graph_search(ctx, state, kept, size, plan)
 
     def _filter(self, ctx: RetrievalContext, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
         """The recall-oriented filter: the LLM's choice when one is available (one call over
@@ -98,15 +98,15 @@ class EMemSearch(Strategy[EMemConfig]):
         return dict(sorted(best.items(), key=lambda kv: -kv[1])[:c.max_argument_seeds])
 
     def _graph_search(self, ctx: RetrievalContext, state: SpaceState,
-                      edus: list[dict[str, Any]], size: int, candidates: int) -> list[Hit]:
+                      edus: list[dict[str, Any]], size: int,
+                      plan: dict[str, Any]) -> list[Hit]:
         c = self.config
         seeds = {row["element_id"]: max(cosine(row["score"]), 0.0) for row in edus[:c.k_edus]}
         mentions = self._mentions(ctx)
         if mentions:
             vectors = ctx.embedder.embed(mentions)
             found = ctx.store.read(
-                "retrieve/arguments_vector", space=state.space, k=c.k_arguments,
-                candidates=candidates,
+                "retrieve/arguments_vector", space=state.space, k=c.k_arguments, **plan,
                 mentions=[{"text": m, "embedding": v.tolist()}
                           for m, v in zip(mentions, vectors, strict=True)])
             for element_id, sim in self._argument_seeds(ctx, found).items():

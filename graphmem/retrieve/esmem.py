@@ -34,11 +34,11 @@ class ESMemSearch(Strategy[ESMemConfig]):
 
     def retrieve(self, ctx: RetrievalContext, state: SpaceState, budget: int) -> list[Hit]:
         c = self.config
-        candidates = state.candidates(c.k, c.oversample)
-        if candidates == 0:
+        plan = state.vector(c.k, c.oversample)
+        if plan is None:
             return []
-        common = {"space": state.space, "embedding": ctx.query.embedding, "k": c.k,
-                  "candidates": candidates, "w": c.w, "alpha": c.alpha}
+        common = {"space": state.space, "embedding": ctx.query.embedding, "k": c.k, **plan,
+                  "w": c.w, "alpha": c.alpha}
         if c.turns:
             rows = ctx.store.read("retrieve/esmem_turns", **common, beta=c.beta,
                                   limit=hits_for(budget, c.tokens_per_turn, 20))

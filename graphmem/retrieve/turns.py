@@ -30,19 +30,18 @@ class TurnSearch(Strategy[TurnSearchConfig]):
     def retrieve(self, ctx: RetrievalContext, state: SpaceState, budget: int) -> list[Hit]:
         c = self.config
         k = hits_for(budget, c.tokens_per_hit, c.min_hits, c.max_hits)
-        candidates = state.candidates(k, c.oversample)
-        if candidates == 0:
+        plan = state.vector(k, c.oversample)
+        if plan is None:
             return []
         query, space = ctx.query, state.space
         if c.bm25 and c.vector:
             rows = ctx.store.read("retrieve/turns_rrf", space=space, query=query.terms,
-                                  embedding=query.embedding, k=k, candidates=candidates,
-                                  rrf_k=c.rrf_k)
+                                  embedding=query.embedding, k=k, rrf_k=c.rrf_k, **plan)
         elif c.bm25:
             if not query.terms:
                 return []
             rows = ctx.store.read("retrieve/turns_fulltext", space=space, query=query.terms, k=k)
         else:
             rows = ctx.store.read("retrieve/turns_vector", space=space,
-                                  embedding=query.embedding, k=k, candidates=candidates)
+                                  embedding=query.embedding, k=k, **plan)
         return [turn_hit(row) for row in rows]

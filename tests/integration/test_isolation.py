@@ -70,11 +70,14 @@ VECTOR_QUERIES = {
 }
 
 
+@pytest.mark.parametrize("exact", [False, True], ids=["index", "exact"])
 @pytest.mark.parametrize("statement", sorted(VECTOR_QUERIES))
-def test_no_vector_query_crosses_spaces(spaces: tuple[Memory, str, str], statement: str) -> None:
+def test_no_vector_query_crosses_spaces(spaces: tuple[Memory, str, str], statement: str,
+                                        exact: bool) -> None:
     memory, mine, theirs = spaces
     embedding = memory.embedder.embed([ANSWER])[0].tolist()
-    params = {**VECTOR_QUERIES[statement], "embedding": embedding, "candidates": 20_000}
+    params = {**VECTOR_QUERIES[statement], "embedding": embedding, "candidates": 20_000,
+              "exact": exact}
     rows = memory.store.read(statement, space=mine, **params)
     assert rows and all(i.startswith(f"{mine}/") for i in ids_of(rows))
     theirs_rows = memory.store.read(statement, space=theirs, **params)
@@ -82,13 +85,46 @@ def test_no_vector_query_crosses_spaces(spaces: tuple[Memory, str, str], stateme
     assert any("Zoltan" in json.dumps(r, default=str) for r in theirs_rows)
 
 
-def test_argument_vectors_stay_in_their_space(spaces: tuple[Memory, str, str]) -> None:
+@pytest.mark.parametrize("exact", [False, True], ids=["index", "exact"])
+def test_argument_vectors_stay_in_their_space(spaces: tuple[Memory, str, str],
+                                              exact: bool) -> None:
     memory, mine, theirs = spaces
     mentions = [{"text": m, "embedding": memory.embedder.embed([m])[0].tolist()}
                 for m in ("zoltan", "planetarium")]
     rows = memory.store.read("retrieve/arguments_vector", space=mine, mentions=mentions, k=10,
-                             candidates=20_000)
+                             candidates=20_000, exact=exact)
     assert rows and all(i.startswith(f"{mine}/") for i in ids_of(rows))
     theirs_rows = memory.store.read("retrieve/arguments_vector", space=theirs,
-                                    mentions=mentions, k=10, candidates=20_000)
+                                    mentions=mentions, k=10, candidates=20_000,
+                                    exact=exact)
     assert {"zoltan", "planetarium"} <= {r["text"] for r in theirs_rows}
+
+
+def test_a_small_space_finds_the_same_among_many_as_alone(
+        memory: Memory, space: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Exact scans for small spaces: crowding the vector indexes with other spaces' near
+    duplicates changes nothing of what a small space finds, nor its scores. (The index may
+    fetch only 60 neighbours here: three rival copies then fill what it can fetch, as a
+    database thousands of times larger would.)"""
+    import graphmem.retrieve.base as base
+
+    from helpers import SAMPLE
+
+    monkeypatch.setattr(base, "MAX_VECTOR_CANDIDATES", 60)
+    memory.ingest(SAMPLE, space=space)
+    questions = ["What dog did Maya adopt?", "Which city was the half marathon in?"]
+
+    def found() -> list[list[tuple[str, float]]]:
+        return [[(h.id, round(h.score, 6)) for h in memory.search(
+            q, space=space, strategy=name, budget=300).hits]
+            for q in questions for name in ("turns-vector", "emem", "emem-g", "esmem")]
+
+    alone = found()
+    crowd = [f"{space}-crowd-{n}" for n in range(3)]
+    try:
+        for other in crowd:  # the same conversation again, thrice: the closest rivals there are
+            memory.ingest(SAMPLE, space=other)
+        assert found() == alone
+    finally:
+        for other in crowd:
+            memory.delete_space(other)
