@@ -20,6 +20,7 @@ from graphmem.providers.llm import usage_table
 from graphmem.retrieve.registry import strategy_names
 
 SAMPLE = Path(__file__).parent / "data" / "sample_conversation.json"
+STYLE = Path(__file__).parent / "data" / "graphmem.grass"
 SAMPLE_QUESTION = "What did Maya adopt, and when did she bring it home?"
 REJECTED = 5  # exit code: ingest stored the valid records and rejected others
 FELL_BACK = 6  # exit code: answer printed the best memory, not an LLM answer
@@ -218,21 +219,27 @@ def strategies() -> None:
               help="Retrieval strategy (default: GRAPHMEM_DEFAULT_STRATEGY).")
 @click.option("--budget", type=click.IntRange(min=1), default=None, help="Context tokens.")
 @click.option("--json", "as_json", is_flag=True, help="Print the whole result as JSON.")
+@click.option("--sources", is_flag=True, help="Follow each line with the turns it comes from.")
 @click.pass_context
 @friendly_errors
 def search(ctx: click.Context, question: str, space: str, strategy: str | None,
-           budget: int | None, as_json: bool) -> None:
-    """Print the memory context retrieved for QUESTION."""
+           budget: int | None, as_json: bool, sources: bool) -> None:
+    """Print the memory context retrieved for QUESTION. The latency shown is the search's
+    own; loading the models and connecting, once per process, is shown apart."""
+    from graphmem.scripts import render
+
     with _memory(ctx) as memory:
+        ready = memory.warm_up()
         result = memory.search(question, space=space, strategy=strategy, budget=budget)
         _check_found(memory, space, result)
     if as_json:
         click.echo(result.model_dump_json(indent=2))
         return
-    click.echo(result.context)
+    click.echo(render(result, sources))
     click.echo(f"-- {len(result.included)} of {len(result.hits)} hits, {result.context_tokens}"
-               f"/{result.budget} tokens, strategy {result.strategy}, "
-               f"{result.latency_ms:.0f} ms", err=True)
+               f"/{result.budget} tokens, strategy {result.strategy}, search "
+               f"{result.latency_ms:.0f} ms (models loaded and Neo4j connected in {ready:.1f} s)",
+               err=True)
 
 
 @main.command()
@@ -301,6 +308,30 @@ def delete(ctx: click.Context, space: str, yes: bool) -> None:
 
 
 @main.command()
+@click.pass_context
+def browser(ctx: click.Context) -> None:
+    """How to explore a space in Neo4j Browser: address, credentials, style, saved queries."""
+    from graphmem.cypher import cypher_dir
+
+    s = _settings(ctx)
+    password = s.neo4j_password.get_secret_value()
+    shown = password if password == "graphmem-local" else "the value of GRAPHMEM_NEO4J_PASSWORD"
+    local = s.bolt_host in {"127.0.0.1", "localhost"}
+    queries = sorted((cypher_dir() / "browser").glob("*.cypher"))
+    click.echo("\n".join([
+        "Neo4j Browser: " + (f"http://127.0.0.1:{s.neo4j_http_port}/browser/" if local
+                             else "the Browser of your Neo4j deployment"),
+        f"  connect to {s.neo4j_uri} as {s.neo4j_user!r}, password {shown}",
+        f"Style: drag {STYLE} onto the Browser window, or paste the line below into its",
+        "  editor; every node is then coloured by kind and captioned by its text, date or name.",
+        "Saved queries, to run in order (set the space first, e.g. :param space => 'demo'):",
+        *(f"  {path}" for path in queries),
+        "",
+        ":style " + " ".join(STYLE.read_text().split()),
+    ]))
+
+
+@main.command()
 @click.option("--question", default=SAMPLE_QUESTION, show_default=True)
 @click.option("--space", default="demo", show_default=True)
 @click.option("--budget", type=click.IntRange(min=1), default=150, show_default=True)
@@ -313,7 +344,7 @@ def demo(ctx: click.Context, question: str, space: str, budget: int) -> None:
                skip_empty_turns=False, layers=None)
     click.echo(f"\nQuestion: {question}\n")
     ctx.invoke(search, question=question, space=space, strategy=None, budget=budget,
-               as_json=False)
+               as_json=False, sources=True)
 
 
 def _register() -> None:

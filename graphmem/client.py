@@ -71,6 +71,17 @@ class Memory:
             self._llm = OpenAICompatibleLLM(self.settings)
         return self._llm
 
+    def warm_up(self) -> float:
+        """Load the models a search uses and open the connection; returns the seconds spent.
+        Searches never include this one-time cost in their latency once it is paid."""
+        from graphmem.nlp import nlp
+
+        began = time.perf_counter()
+        self.embedder.embed(["warm up"])
+        nlp()
+        self._check_vectors()
+        return time.perf_counter() - began
+
     def ensure_schema(self) -> None:
         """Create missing constraints and indexes, then check the vector indexes."""
         if not self._schema_ready:
