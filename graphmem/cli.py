@@ -13,7 +13,14 @@ from typing import Any
 
 import click
 
-from graphmem.cli_support import friendly_errors
+from graphmem.cli_support import (
+    FELL_BACK,
+    finish_ingest,
+    friendly_errors,
+    no_space,
+    render,
+    require_space,
+)
 from graphmem.config import Settings
 from graphmem.ingest.loaders import FORMATS
 from graphmem.providers.llm import usage_table
@@ -22,8 +29,6 @@ from graphmem.retrieve.registry import strategy_names
 SAMPLE = Path(__file__).parent / "data" / "sample_conversation.json"
 STYLE = Path(__file__).parent / "data" / "graphmem.grass"
 SAMPLE_QUESTION = "What did Maya adopt, and when did she bring it home?"
-REJECTED = 5  # exit code: ingest stored the valid records and rejected others
-FELL_BACK = 6  # exit code: answer printed the best memory, not an LLM answer
 
 
 def _settings(ctx: click.Context) -> Settings:
@@ -141,21 +146,7 @@ def ingest(ctx: click.Context, file: Path, space: str, fmt: str, skip_invalid: b
                                skip_invalid=skip_invalid,
                                bad_turns="skip" if skip_empty_turns else "error", layers=layers)
         usage = usage_table(memory.llm_usage())
-    _print_report(report, usage)
-    if report.errors:
-        click.echo(f"{len(report.errors)} records rejected, the others stored (exit code "
-                   f"{REJECTED})", err=True)
-        ctx.exit(REJECTED)
-
-
-def _print_report(report: Any, usage: str) -> None:
-    for line in report.warnings:
-        click.echo(f"warning: {line}", err=True)
-    for line in report.errors:
-        click.echo(f"rejected: {line}", err=True)
-    click.echo(report.summary())
-    if usage:
-        click.echo(usage, err=True)
+    finish_ingest(report, usage)
 
 
 # ---------------------------------------------------------------------- layers
@@ -199,7 +190,7 @@ def layers_add(ctx: click.Context, names: str, space: str) -> None:
     with _memory(ctx, progress=True) as memory:
         report = memory.add_layers(space, names)
         usage = usage_table(memory.llm_usage())
-    _print_report(report, usage)
+    finish_ingest(report, usage)
 
 
 @main.command()
@@ -226,12 +217,11 @@ def search(ctx: click.Context, question: str, space: str, strategy: str | None,
            budget: int | None, as_json: bool, sources: bool) -> None:
     """Print the memory context retrieved for QUESTION. The latency shown is the search's
     own; loading the models and connecting, once per process, is shown apart."""
-    from graphmem.scripts import render
-
     with _memory(ctx) as memory:
         ready = memory.warm_up()
         result = memory.search(question, space=space, strategy=strategy, budget=budget)
-        _check_found(memory, space, result)
+        if not result.hits:
+            require_space(memory, space)
     if as_json:
         click.echo(result.model_dump_json(indent=2))
         return
@@ -254,7 +244,7 @@ def answer(ctx: click.Context, question: str, space: str, strategy: str | None,
     """Answer QUESTION from memory with the configured LLM."""
     with _memory(ctx) as memory:
         if memory.llm is not None:  # without one, saying what to set comes first
-            _check_found(memory, space, None)
+            require_space(memory, space)
         result = memory.answer(question, space=space, strategy=strategy, budget=budget)
         usage = usage_table(memory.llm_usage())
     if result.fallback:
@@ -264,12 +254,6 @@ def answer(ctx: click.Context, question: str, space: str, strategy: str | None,
     click.echo(usage, err=True)
     if result.fallback:
         ctx.exit(FELL_BACK)
-
-
-def _check_found(memory: Any, space: str, result: Any) -> None:
-    """An empty result from a space that does not exist is an error, not an empty answer."""
-    if (result is None or not result.hits) and not memory.has_space(space):
-        raise click.ClickException(f"there is no space {space!r} (see `graphmem spaces`)")
 
 
 @main.command()
@@ -303,7 +287,7 @@ def delete(ctx: click.Context, space: str, yes: bool) -> None:
         click.confirm(f"Delete everything stored in space {space!r}?", abort=True)
     with _memory(ctx) as memory:
         if not memory.delete_space(space):
-            raise click.ClickException(f"there is no space {space!r} (see `graphmem spaces`)")
+            raise no_space(space)
     click.echo(f"deleted space {space!r}")
 
 

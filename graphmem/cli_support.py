@@ -12,6 +12,9 @@ from graphmem.errors import DatabaseUnavailable, GraphmemError
 
 F = TypeVar("F", bound=Callable[..., Any])
 
+REJECTED = 5  # exit code: ingest stored the valid records and rejected others
+FELL_BACK = 6  # exit code: answer printed the best memory, not an LLM answer
+
 
 class Unreachable(click.ClickException):
     """Neo4j could not be used: its own exit code, so scripts can tell it apart."""
@@ -33,3 +36,38 @@ def friendly_errors(func: F) -> F:
             raise failure(f"{exc}{notes}") from exc
 
     return wrapper  # type: ignore[return-value]
+
+
+def no_space(space: str) -> click.ClickException:
+    return click.ClickException(f"there is no space {space!r} (see `graphmem spaces`)")
+
+
+def require_space(memory: Any, space: str) -> None:
+    """Asking a space that does not exist is an error at the command line, not an empty
+    answer (the Python API returns an empty result; ``Memory.has_space`` tells)."""
+    if not memory.has_space(space):
+        raise no_space(space)
+
+
+def finish_ingest(report: Any, usage: str = "") -> None:
+    """Print an ingest report; exit with REJECTED when records were rejected."""
+    for line in report.warnings:
+        click.echo(f"warning: {line}", err=True)
+    for line in report.errors:
+        click.echo(f"rejected: {line}", err=True)
+    click.echo(report.summary())
+    if usage:
+        click.echo(usage, err=True)
+    if report.errors:
+        click.echo(f"{len(report.errors)} records rejected, the others stored (exit code "
+                   f"{REJECTED})", err=True)
+        raise SystemExit(REJECTED)
+
+
+def render(result: Any, sources: bool = False) -> str:
+    """A result's context; with ``sources``, each included hit followed by its turn ids."""
+    if not sources:
+        return str(result.context)
+    by_id = {hit.id: hit for hit in result.hits}
+    return "\n".join(f"{by_id[i].text}\n    <- {', '.join(by_id[i].source_ids) or '-'}"
+                     for i in result.included)

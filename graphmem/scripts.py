@@ -13,7 +13,7 @@ from typing import Any
 
 import click
 
-from graphmem.cli_support import friendly_errors
+from graphmem.cli_support import finish_ingest, friendly_errors
 from graphmem.client import Memory
 from graphmem.config import Settings
 from graphmem.models import SearchResult
@@ -52,22 +52,9 @@ def ingest_command(fmt: str, doc: str) -> click.Command:
         with open_memory(**connection) as memory:
             report = memory.ingest(file, space=space, format=fmt,  # type: ignore[arg-type]
                                    layers=layers, skip_invalid=skip_invalid)
-        for line in report.errors:
-            click.echo(f"rejected: {line}", err=True)
-        click.echo(report.summary())
-        if report.errors:
-            raise SystemExit(5)
+        finish_ingest(report)
 
     return command
-
-
-def render(result: SearchResult, sources: bool = False) -> str:
-    """A result's context; with ``sources``, each included hit followed by its turn ids."""
-    if not sources:
-        return result.context
-    by_id = {hit.id: hit for hit in result.hits}
-    return "\n".join(f"{by_id[i].text}\n    <- {', '.join(by_id[i].source_ids) or '-'}"
-                     for i in result.included)
 
 
 def search_many(memory: Memory, question: str, space: str, strategies: Sequence[str],

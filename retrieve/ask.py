@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import click
 
-from graphmem.cli_support import friendly_errors
-from graphmem.scripts import STRATEGY, connection_options, open_memory, render
+from graphmem.cli_support import friendly_errors, render, require_space
+from graphmem.scripts import STRATEGY, connection_options, open_memory
 
 
 @click.command(help=__doc__)
@@ -27,8 +27,7 @@ from graphmem.scripts import STRATEGY, connection_options, open_memory, render
 def main(question: str, space: str, strategy: str | None, budget: int | None, sources: bool,
          answer: bool, **connection: str | None) -> None:
     with open_memory(**connection) as memory:
-        if not memory.has_space(space):
-            raise click.ClickException(f"there is no space {space!r}")
+        require_space(memory, space)
         if answer:
             reply = memory.answer(question, space=space, strategy=strategy, budget=budget)
             click.echo(reply.answer)

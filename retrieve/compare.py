@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import click
 
-from graphmem.cli_support import friendly_errors
-from graphmem.scripts import STRATEGY, connection_options, open_memory, render, search_many
+from graphmem.cli_support import friendly_errors, render, require_space
+from graphmem.scripts import STRATEGY, connection_options, open_memory, search_many
 
 DEFAULT = ("turns", "emem-g-fill", "esmem-turns")
 
@@ -26,8 +26,7 @@ DEFAULT = ("turns", "emem-g-fill", "esmem-turns")
 def main(question: str, space: str, strategies: tuple[str, ...], budget: int,
          **connection: str | None) -> None:
     with open_memory(**connection) as memory:
-        if not memory.has_space(space):
-            raise click.ClickException(f"there is no space {space!r}")
+        require_space(memory, space)
         results = search_many(memory, question, space, strategies or DEFAULT, budget)
     found: dict[str, set[str]] = {}
     for result in results:

@@ -56,18 +56,16 @@ def parse_jsonl(path: Path, *, max_turn_chars: int, max_bytes: int,
         raise InputError(f"not valid UTF-8 at line {at}", file=str(path)) from exc
     result = ParseResult()
     conversations: dict[str, _Conversation] = {}
-    loose = Where(str(path), "-", max_turn_chars, bad_turns, result.warnings)
     for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
             continue
-        message = _message(line, number, loose)
-        conv_key = key(need(message, "conversation", _at(loose, number), (str, int)),
-                       _at(loose, number), "conversation")
+        here = Where(str(path), f"line {number}", max_turn_chars, bad_turns, result.warnings)
+        message = _message(line, number, here)
+        conv_key = key(need(message, "conversation", here, (str, int)), here, "conversation")
         conv = conversations.setdefault(conv_key, _Conversation(number))
         if conv.error is None:
             try:
-                _add(conv, message, Where(str(path), f"line {number}", max_turn_chars,
-                                          bad_turns, result.warnings))
+                _add(conv, message, here)
             except InputError as exc:
                 conv.error = exc
     for conv_key, conv in conversations.items():
@@ -89,10 +87,6 @@ def parse_jsonl(path: Path, *, max_turn_chars: int, max_bytes: int,
     if not result.conversations and not result.errors:
         raise InputError("the input holds no conversations", file=str(path))
     return result
-
-
-def _at(ctx: Where, number: int) -> Where:
-    return Where(ctx.file, f"line {number}", ctx.max_turn_chars, ctx.bad_turns, ctx.warnings)
 
 
 def _message(line: str, number: int, ctx: Where) -> dict[str, Any]:
