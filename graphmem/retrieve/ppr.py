@@ -28,7 +28,7 @@ from neo4j.exceptions import ClientError
 from graphmem.store import GraphStore
 
 PREFIX = "graphmem-ppr-"
-ATTEMPTS = 3
+ATTEMPTS = 5
 TOUCHES = 10  # a projection in use has its use recorded this many times per grace period
 
 

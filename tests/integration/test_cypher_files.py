@@ -313,6 +313,11 @@ def _ppr(store: GraphStore, space: str, memory: Memory) -> None:
     assert store.write("retrieve/ppr_evict", graph=name, grace_ms=3_600_000) == []
     assert store.write("retrieve/ppr_evict", graph=name, grace_ms=0) == [{"graph": name}]
     assert store.read("retrieve/ppr_usage", prefix=name) == []
+    # a projection whose maker has not committed its node yet counts from its creation
+    fresh = name + "-fresh"
+    query_rows(store, "WITH gds.graph.project($g, 1, null) AS g RETURN g.graphName", g=fresh)
+    assert store.write("retrieve/ppr_evict", graph=fresh, grace_ms=3_600_000) == []
+    assert store.write("retrieve/ppr_evict", graph=fresh, grace_ms=0) == [{"graph": fresh}]
     # a bookkeeping node whose projection is gone is forgotten once past its grace
     store.write("retrieve/ppr_project", space=space, graph=name)
     query_rows(store, "CALL gds.graph.drop($g)", g=name)
