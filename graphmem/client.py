@@ -98,7 +98,8 @@ class Memory:
     def _layer_context(self) -> LayerContext:
         return LayerContext(self.store, self.embedder,
                             self.llm if self.settings.llm_ingest else None,
-                            batch_size=self.settings.write_batch_size, progress=self.progress)
+                            batch_size=self.settings.write_batch_size, progress=self.progress,
+                            settings=self.settings)
 
     # ------------------------------------------------------------------ write path
     def ingest(

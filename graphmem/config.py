@@ -14,6 +14,9 @@ from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 DEFAULT_HOME = Path.home() / ".graphmem"
+SegmentPart = Literal["keywords", "round", "perspectives", "episodic", "semantic"]  # MMS
+SEGMENT_PARTS: tuple[SegmentPart, ...] = ("keywords", "round", "perspectives", "episodic",
+                                          "semantic")
 
 
 class Settings(BaseSettings):
@@ -65,13 +68,22 @@ class Settings(BaseSettings):
     llm_retrieval: bool = Field(default=True, description="use the LLM for retrieval steps")
 
     # --- ingestion ---
-    ingest_layers: str = Field(default="edus,events",
+    ingest_layers: str = Field(default="edus,events,segments",
                                description="derived layers written with the turns, comma-separated")
     max_turn_chars: int = Field(default=50_000, gt=0,
                                 description="characters of one turn's text (and of a caption)")
     max_input_mb: float = Field(default=1024, gt=0,
                                 description="MiB of one input file (once decompressed)")
     write_batch_size: int = 500
+    segments_round: Literal["turn", "pair"] = Field(
+        default="turn", description="MMS: a round is one turn, or a turn and its reply")
+    segments_retrieval: str = Field(
+        default="keywords,round,perspectives,episodic",
+        description="MMS: the segments a retrieval unit embeds (of keywords, round, "
+        "perspectives, episodic, semantic)")
+    segments_context: str = Field(
+        default="keywords,round,perspectives,semantic",
+        description="MMS: the segments a context unit shows")
 
     # --- retrieval defaults ---
     default_strategy: str = "turns"
@@ -81,6 +93,16 @@ class Settings(BaseSettings):
     projection_grace: float = Field(
         default=30.0, gt=0,
         description="seconds a GDS projection stays safe from eviction after its last use")
+
+    @field_validator("segments_retrieval", "segments_context")
+    @classmethod
+    def _check_parts(cls, value: str) -> str:
+        names = [n.strip() for n in value.split(",") if n.strip()]
+        unknown = [n for n in names if n not in SEGMENT_PARTS]
+        if unknown or not names:
+            raise ValueError(f"segment parts {unknown or value!r}: choose from "
+                             f"{', '.join(SEGMENT_PARTS)}")
+        return ",".join(n for n in SEGMENT_PARTS if n in names)
 
     @field_validator("neo4j_uri")
     @classmethod

@@ -52,7 +52,8 @@ class ConversationRecord(BaseModel):
         return sum(len(s.turns) for s in self.sessions)
 
 
-HitKind = Literal["turn", "event", "boundary", "edu", "chunk", "scene", "profile", "memory"]
+HitKind = Literal["turn", "event", "boundary", "edu", "chunk", "scene", "profile", "memory",
+                  "unit", "round"]
 
 
 class Hit(BaseModel):

@@ -2,6 +2,6 @@
 // embedder at start).
 SHOW VECTOR INDEXES YIELD name, options
 WHERE name IN ['turn_embedding', 'edu_embedding', 'argument_embedding', 'event_embedding',
-               'boundary_embedding']
+               'boundary_embedding', 'unit_embedding']
 RETURN name, options.indexConfig['vector.dimensions'] AS dimensions
 ORDER BY name;

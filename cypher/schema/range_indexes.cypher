@@ -12,3 +12,6 @@ CREATE INDEX event_space IF NOT EXISTS FOR (n:Event) ON (n.space);
 CREATE INDEX event_chain IF NOT EXISTS FOR (n:Event) ON (n.conversation_id, n.seq);
 CREATE INDEX boundary_space IF NOT EXISTS FOR (n:Boundary) ON (n.space);
 CREATE INDEX boundary_conversation IF NOT EXISTS FOR (n:Boundary) ON (n.space, n.conversation_id);
+CREATE INDEX retrieval_unit_space IF NOT EXISTS FOR (n:RetrievalUnit) ON (n.space);
+CREATE INDEX retrieval_unit_conversation IF NOT EXISTS FOR (n:RetrievalUnit) ON (n.space, n.conversation_id);
+CREATE INDEX context_unit_space IF NOT EXISTS FOR (n:ContextUnit) ON (n.space);

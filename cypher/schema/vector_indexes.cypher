@@ -15,3 +15,6 @@ OPTIONS {indexConfig: {`vector.dimensions`: $dimensions, `vector.similarity_func
 CREATE VECTOR INDEX boundary_embedding IF NOT EXISTS
 FOR (n:Boundary) ON (n.embedding)
 OPTIONS {indexConfig: {`vector.dimensions`: $dimensions, `vector.similarity_function`: 'cosine'}};
+CREATE VECTOR INDEX unit_embedding IF NOT EXISTS
+FOR (n:RetrievalUnit) ON (n.embedding)
+OPTIONS {indexConfig: {`vector.dimensions`: $dimensions, `vector.similarity_function`: 'cosine'}};

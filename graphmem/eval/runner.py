@@ -71,6 +71,9 @@ def space_prefix(dataset: Dataset, data: Path, memory: Memory) -> str:
     writer = (f"llm:{settings.llm_model}" if settings.llm_configured and settings.llm_ingest
               else "rules")  # spaces written by an LLM are not reused for a rules-only run
     digest.update(f"{memory.embedder.name}|{INGEST_VERSION}|{layers}|{writer}".encode())
+    if "segments" in layers.split(","):  # how MMS units are cut and composed changes them
+        digest.update(f"|{settings.segments_round}|{settings.segments_retrieval}|"
+                      f"{settings.segments_context}".encode())
     return f"eval-{dataset}-{digest.hexdigest()[:10]}"
 
 

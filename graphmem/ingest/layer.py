@@ -17,6 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Generic, TypeVar
 
+from graphmem.config import Settings
 from graphmem.errors import ConfigurationError
 from graphmem.ingest.ids import conversation_id, session_id
 from graphmem.models import ConversationRecord
@@ -36,6 +37,7 @@ class LayerContext:
     llm: LLM | None = None  # the model for ingestion steps; None: the LLM-free paths
     batch_size: int = 500  # rows per statement (GRAPHMEM_WRITE_BATCH_SIZE)
     progress: bool = False
+    settings: Settings | None = None  # layer options (GRAPHMEM_SEGMENTS_*); None: defaults
 
 
 @dataclass

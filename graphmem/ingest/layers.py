@@ -14,6 +14,7 @@ from graphmem.errors import ConfigurationError
 from graphmem.ingest.edu_layer import EduLayer
 from graphmem.ingest.event_layer import EventLayer
 from graphmem.ingest.layer import Layer
+from graphmem.ingest.segment_layer import SegmentLayer
 from graphmem.ingest.turns_layer import TurnsLayer
 
 LayerClass = type[Layer]  # type: ignore[type-arg]
@@ -22,6 +23,7 @@ LAYERS: dict[str, LayerClass] = {
     "turns": TurnsLayer,  # raw sessions and turns: every other layer needs it
     "edus": EduLayer,  # EMem: event statements, arguments, synonym edges
     "events": EventLayer,  # ES-Mem: events, boundaries, the event chain
+    "segments": SegmentLayer,  # MMS: a retrieval unit and a context unit per round
 }
 
 

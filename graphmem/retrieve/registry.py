@@ -16,6 +16,7 @@ from graphmem.errors import ConfigurationError, InputError, UnknownStrategyError
 from graphmem.retrieve.base import Strategy
 from graphmem.retrieve.emem import EMemSearch
 from graphmem.retrieve.esmem import ESMemSearch
+from graphmem.retrieve.mms import MMSSearch
 from graphmem.retrieve.turns import TurnSearch
 
 StrategyClass = type[Strategy]  # type: ignore[type-arg]
@@ -41,6 +42,9 @@ RECIPES: dict[str, Recipe] = {
     "esmem-fill": Recipe(ESMemSearch, {"top_k": None}, "ours: `esmem` up to the budget"),
     "esmem-turns": Recipe(ESMemSearch, {"turns": True},
                           "ours: `esmem`'s events, then their turns ranked one by one"),
+    "mms": Recipe(MMSSearch, {}, "MMS: nearest retrieval units, shown as their context units"),
+    "mms-turns": Recipe(MMSSearch, {"turns": True, "tokens_per_unit": 20},
+                        "ours: MMS retrieval units choose, their rounds' turns are shown"),
 }
 
 

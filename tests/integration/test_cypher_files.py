@@ -287,6 +287,57 @@ def _arguments_vector(store: GraphStore, space: str, memory: Memory) -> None:
     assert len(rows) == 2 and rows[0]["text"] == "lisbon" and rows[0]["mention"] == "lisbon"
 
 
+def _units(store: GraphStore, space: str, **params: Any) -> list[dict[str, Any]]:
+    return store.read("retrieve/mms_units", space=space, **{
+        "embedding": [0.05] * 384, "query": "", "bm25": False, "k": 100, "exact": True,
+        "candidates": 100, "rrf_k": 60, **params})
+
+
+@case("ingest/merge_units")
+@case("ingest/unit_embedding_hashes")
+@case("ingest/set_unit_embeddings")
+def _merge_units(store: GraphStore, space: str, memory: Memory) -> None:
+    cid = conversation_id(space, KEY)
+    assert len(store.read("ingest/unit_embedding_hashes", space=space, conversation_id=cid)) == \
+        len(_units(store, space)) == 17  # every stored unit has an embedding
+    unit = {"id": f"{cid}#r~extra", "context_id": f"{cid}#c~extra",
+            "session_id": session_id(space, KEY, "s1"), "conversation_id": cid, "order": 99,
+            "round": "Maya: clay", "keywords": ["clay"], "perspectives": ["What does Maya like?"],
+            "episodic": [], "semantic": ["Maya likes clay."], "retrieval_text": "clay, Maya",
+            "context_text": "Maya: clay", "source_ids": ["s1:1", "s1:2"],
+            "source_turn_ids": [turn_id(space, KEY, "s1:1"), turn_id(space, KEY, "s1:2")]}
+    assert store.write("ingest/merge_units", space=space, units=[unit]) == [{"units": 1}]
+    assert store.write("ingest/merge_units", space="elsewhere", units=[unit]) == [{"units": 0}]
+    assert store.write("ingest/set_unit_embeddings", space=space, rows=[
+        {"id": unit["id"], "embedding": vector(memory, "clay"), "embedded_hash": "h"}]) == [
+        {"embedded": 1}]
+    [found] = [r for r in _units(store, space) if r["id"] == unit["id"]]
+    assert found["context_id"] == unit["context_id"] and found["context_text"] == "Maya: clay"
+    assert [t["source_id"] for t in found["turns"]] == ["s1:1", "s1:2"]  # in spoken order
+
+
+@case("ingest/prune_units")
+def _prune_units(store: GraphStore, space: str, memory: Memory) -> None:
+    keep = [r["id"] for r in _units(store, space) if not r["session_id"].endswith("s3")]
+    [row] = store.write("ingest/prune_units", space=space,
+                        session_ids=[session_id(space, KEY, "s3")], keep=keep)
+    assert row == {"pruned": 5} and len(_units(store, space)) == 12
+    left = "MATCH (c:ContextUnit {space: $space}) RETURN count(c) AS n"
+    assert query_rows(store, left, space=space) == [{"n": 12}]  # context units went too
+
+
+@case("retrieve/mms_units")
+def _mms_units(store: GraphStore, space: str, memory: Memory) -> None:
+    found = _units(store, space, embedding=vector(memory, "greyhound"), k=3)
+    assert len(found) == 3 and "greyhound" in found[0]["context_text"]
+    indexed = _units(store, space, embedding=vector(memory, "greyhound"), k=3, exact=False,
+                     candidates=1000)
+    assert [r["id"] for r in indexed] == [r["id"] for r in found]
+    fused = _units(store, space, query="kiln", bm25=True)  # both lists rank every unit
+    assert "kiln" in fused[0]["context_text"]
+    assert _units(store, "elsewhere") == []
+
+
 @case("retrieve/ppr_graph_state")
 @case("retrieve/ppr_project")
 @case("retrieve/ppr_usage")
