@@ -59,43 +59,68 @@ def segmentation_markdown(report: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def plot_recall(report: dict[str, Any], path: Path) -> None:
+def _pyplot() -> Any:
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    return plt
+
+
+def _save(fig: Any, path: Path) -> None:
+    fig.savefig(path)
+    _pyplot().close(fig)
+
+
+def plot_recall(report: dict[str, Any], path: Path) -> None:
+    _save(recall_figure(report), path)
+
+
+def recall_figure(report: dict[str, Any]) -> Any:
+    """Recall against budget, one line per strategy, the recall axis from 0 to 100."""
+    plt = _pyplot()
     fig, ax = plt.subplots(figsize=(6, 4), dpi=110)
     for name, entry in report["strategies"].items():
         points = [(int(b), r) for b, r in entry["evidence_recall"].items() if r is not None]
         ax.plot([b for b, _ in points], [100 * r for _, r in points], marker="o", label=name)
     ax.set_xlabel("context budget (tokens)")
     ax.set_ylabel("evidence recall (%)")
+    ax.set_ylim(0, 100)  # from 0: differences are shown at their true size
     ax.set_title(f"{report['dataset']}: evidence recall within a budget")
     ax.grid(alpha=0.3)
     ax.legend()
     fig.tight_layout()
-    fig.savefig(path)
-    plt.close(fig)
+    return fig
+
+
+METRIC_NAMES = {"pk": "Pk", "wd": "WindowDiff", "f1": "boundary F1", "score": "Score"}
 
 
 def plot_segmentation(report: dict[str, Any], path: Path) -> None:
-    import matplotlib
+    _save(segmentation_figure(report), path)
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
 
+def segmentation_figure(report: dict[str, Any]) -> Any:
+    """Pk and WindowDiff on one panel, boundary F1 and Score on another, both from 0 to 1."""
+    plt = _pyplot()
     names = list(report["methods"])
-    fig, ax = plt.subplots(figsize=(6, 4), dpi=110)
-    for offset, metric in enumerate(("pk", "wd", "f1", "score")):
-        xs = [i + offset * 0.2 for i in range(len(names))]
-        ax.bar(xs, [report["methods"][n][metric] for n in names], width=0.2, label=metric)
-    ax.set_xticks([i + 0.3 for i in range(len(names))], names, rotation=15)
-    ax.set_title("segmentation")
-    ax.legend()
+    # errors (lower is better) and agreement (higher is better) on separate panels
+    fig, axes = plt.subplots(1, 2, figsize=(9, 4), dpi=110, sharey=True)
+    panels = (("errors: lower is better", ("pk", "wd")),
+              ("agreement: higher is better", ("f1", "score")))
+    for ax, (title, metrics) in zip(axes, panels, strict=True):
+        for offset, metric in enumerate(metrics):
+            xs = [i + offset * 0.35 for i in range(len(names))]
+            ax.bar(xs, [report["methods"][n][metric] for n in names], width=0.35,
+                   label=METRIC_NAMES[metric])
+        ax.set_xticks([i + 0.175 for i in range(len(names))], names, rotation=15)
+        ax.set_ylim(0, 1)
+        ax.set_title(title)
+        ax.legend()
+    fig.suptitle("segmentation")
     fig.tight_layout()
-    fig.savefig(path)
-    plt.close(fig)
+    return fig
 
 
 def write_report(report: dict[str, Any], out: Path) -> list[Path]:

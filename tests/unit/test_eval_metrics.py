@@ -58,3 +58,22 @@ def test_bleu1_clips_and_penalises_brevity() -> None:
     assert bleu1("a b c", "a b c d e") == pytest.approx(0.513417, abs=1e-6)  # exp(1 - 5/3)
     assert bleu1("the the the", "the cat") == pytest.approx(1 / 3)  # clipped 1 of 3, no penalty
     assert bleu1("", "x") == 0.0
+
+
+def test_recall_plots_start_at_zero_and_segmentation_keeps_directions_apart() -> None:
+    from graphmem.eval.report import recall_figure, segmentation_figure
+
+    recall = {"dataset": "locomo", "strategies": {
+        "a": {"evidence_recall": {"1000": 0.71, "2000": 0.78}},
+        "b": {"evidence_recall": {"1000": 0.69, "2000": None}}}}
+    fig = recall_figure(recall)
+    [ax] = fig.axes
+    assert ax.get_ylim() == (0, 100)
+    assert [list(line.get_ydata()) for line in ax.get_lines()] == [[71.0, 78.0], [69.0]]
+    seg = {"methods": {m: {"pk": 0.3, "wd": 0.35, "f1": 0.5, "score": 0.6}
+                       for m in ("x", "y")}}
+    lower, higher = segmentation_figure(seg).axes
+    assert "lower is better" in lower.get_title() and "higher is better" in higher.get_title()
+    assert [t.get_text() for t in lower.get_legend().get_texts()] == ["Pk", "WindowDiff"]
+    assert [t.get_text() for t in higher.get_legend().get_texts()] == ["boundary F1", "Score"]
+    assert lower.get_ylim() == higher.get_ylim() == (0, 1)
