@@ -22,17 +22,20 @@ from graphmem.retrieve.mms import MMSSearch
 from graphmem.retrieve.registry import RECIPES, Recipe, register
 
 ROOT = Path(__file__).resolve().parent.parent
-FULL = "keywords,round,perspectives,episodic"
-# name -> (settings of the segments layer, strategy options)
+PAPER = "keywords,round,perspectives,episodic"  # the paper's retrieval unit
+# name -> (settings of the segments layer, strategy options); dense search, as in the paper,
+# except the last row
 VARIANTS: dict[str, tuple[dict[str, str], dict[str, Any]]] = {
-    "mms (turn rounds)": ({"segments_round": "turn"}, {}),
-    "mms, pair rounds": ({"segments_round": "pair"}, {}),
-    "w/o keywords": ({"segments_retrieval": "round,perspectives,episodic"}, {}),
-    "w/o perspectives": ({"segments_retrieval": "keywords,round,episodic"}, {}),
-    "w/o episodic": ({"segments_retrieval": "keywords,round,perspectives"}, {}),
-    "+ semantic": ({"segments_retrieval": FULL + ",semantic"}, {}),
-    "round only": ({"segments_retrieval": "round"}, {}),
-    "mms + BM25 (RRF)": ({}, {"bm25": True}),
+    "paper's unit": ({"segments_retrieval": PAPER}, {"bm25": False}),
+    "paper's unit, pair rounds": ({"segments_retrieval": PAPER, "segments_round": "pair"},
+                                  {"bm25": False}),
+    "w/o keywords": ({"segments_retrieval": "round,perspectives,episodic"}, {"bm25": False}),
+    "w/o perspectives": ({"segments_retrieval": "keywords,round,episodic"}, {"bm25": False}),
+    "w/o episodic": ({"segments_retrieval": "keywords,round,perspectives"}, {"bm25": False}),
+    "+ semantic": ({"segments_retrieval": PAPER + ",semantic"}, {"bm25": False}),
+    "round only": ({"segments_retrieval": "round"}, {"bm25": False}),
+    "default unit (no keywords, + semantic)": ({}, {"bm25": False}),
+    "default unit, dense + BM25 (the default)": ({}, {}),
 }
 
 

@@ -2,7 +2,8 @@
 
     python benchmarks/run_all.py [--data-dir ../shared/data] [--skip-long] [--llm]
 
-Writes each run's JSON, Markdown and PNG under results/ and stitches the tables into
+Writes each run's JSON, Markdown and PNG under docs/results/ (kept in the repository: the
+notebook notebooks/results.ipynb draws from them) and stitches the tables and plots into
 docs/results.md. Uses the same code path as `graphmem eval ...`.
 """
 
@@ -30,7 +31,7 @@ SEGMENTATION = {"tiage_dev.jsonl": ("minilm-adjacent", "minilm-adjacent:q=0.2"),
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--data-dir", type=Path, default=ROOT.parent / "shared" / "data")
-    parser.add_argument("--out-dir", type=Path, default=ROOT / "results")
+    parser.add_argument("--out-dir", type=Path, default=ROOT / "docs" / "results")
     parser.add_argument("--skip-long", action="store_true", help="skip LongMemEval S (slow)")
     parser.add_argument("--llm", action="store_true", help="also answer and judge (slow)")
     parser.add_argument("--limit", type=int, default=None)
@@ -46,20 +47,35 @@ def main() -> None:
             began = time.perf_counter()
             options = EvalOptions(strategies=strategies, limit=args.limit, llm=args.llm)
             report = run_retrieval_eval(memory, dataset, data, options)  # type: ignore[arg-type]
-            write_report(report, args.out_dir / f"{data.name.split('.')[0]}.json")
+            out = args.out_dir / f"{data.name.split('.')[0]}.json"
+            write_report(report, out)
             sections.append(retrieval_markdown(report).replace("# ", "## ", 1)
-                            + f"\n(run took {time.perf_counter() - began:.0f} s)\n")
+                            + f"\n(run took {time.perf_counter() - began:.0f} s)\n\n"
+                            + _picture(out))
     embedder = SentenceTransformerEmbedder.from_settings(Settings())
     for name, methods in SEGMENTATION.items():
         report = run_segmentation_eval(args.data_dir / "segmentation" / name, methods, embedder)
-        write_report(report, args.out_dir / f"{name.split('.')[0]}.json")
-        sections.append(segmentation_markdown(report).replace("# ", "## ", 1))
+        out = args.out_dir / f"{name.split('.')[0]}.json"
+        write_report(report, out)
+        sections.append(segmentation_markdown(report).replace("# ", "## ", 1) + "\n"
+                        + _picture(out))
     header = (f"# Results on the dev splits\n\nRefreshed by `python benchmarks/run_all.py` on "
-              f"{date.today()} ({platform.machine()}, {platform.python_version()}). "
+              f"{date.today()} ({platform.machine()}, {platform.python_version()}"
+              f"{f', --limit {args.limit} questions per split' if args.limit else ''}"
+              f"{', without LongMemEval S' if args.skip_long else ''}). "
               "Evidence recall is the share of gold evidence turns the packed context covers "
               "(docs/evaluation.md).\n\n")
     (ROOT / "docs" / "results.md").write_text(header + "\n".join(sections))
     print(f"wrote {ROOT / 'docs' / 'results.md'}")
+
+
+def _picture(out: Path) -> str:
+    png = out.with_suffix(".png")
+    try:
+        shown = png.relative_to(ROOT / "docs")
+    except ValueError:
+        return ""  # written outside docs/: no link that would resolve
+    return f"![{png.stem}]({shown.as_posix()})\n"
 
 
 if __name__ == "__main__":

@@ -24,7 +24,7 @@ from graphmem.cli_support import (
 from graphmem.config import Settings
 from graphmem.ingest.loaders import FORMATS
 from graphmem.providers.llm import usage_table
-from graphmem.retrieve.registry import strategy_names
+from graphmem.retrieve.registry import RECIPES, RECOMMENDED, strategy_names
 
 SAMPLE = Path(__file__).parent / "data" / "sample_conversation.json"
 STYLE = Path(__file__).parent / "data" / "graphmem.grass"
@@ -319,15 +319,19 @@ def browser(ctx: click.Context) -> None:
 @click.option("--question", default=SAMPLE_QUESTION, show_default=True)
 @click.option("--space", default="demo", show_default=True)
 @click.option("--budget", type=click.IntRange(min=1), default=150, show_default=True)
+@click.option("--strategy", type=click.Choice(strategy_names()), default=RECOMMENDED,
+              show_default=True, help="Default: the best measured on the dev splits.")
 @click.pass_context
 @friendly_errors
-def demo(ctx: click.Context, question: str, space: str, budget: int) -> None:
-    """Start the local Neo4j, ingest the sample conversation, print the context for a question."""
+def demo(ctx: click.Context, question: str, space: str, budget: int, strategy: str) -> None:
+    """Start the local Neo4j, ingest the sample conversation, print the context for a question
+    with the turns each line comes from."""
     ctx.invoke(neo4j_start)
     ctx.invoke(ingest, file=SAMPLE, space=space, fmt="json", skip_invalid=False,
                skip_empty_turns=False, layers=None)
     click.echo(f"\nQuestion: {question}\n")
-    ctx.invoke(search, question=question, space=space, strategy=None, budget=budget,
+    click.echo(f"Strategy: {strategy} ({RECIPES[strategy].about})\n")
+    ctx.invoke(search, question=question, space=space, strategy=strategy, budget=budget,
                as_json=False, sources=True)
 
 

@@ -78,9 +78,9 @@ class Settings(BaseSettings):
     segments_round: Literal["turn", "pair"] = Field(
         default="turn", description="MMS: a round is one turn, or a turn and its reply")
     segments_retrieval: str = Field(
-        default="keywords,round,perspectives,episodic",
+        default="round,perspectives,episodic,semantic",
         description="MMS: the segments a retrieval unit embeds (of keywords, round, "
-        "perspectives, episodic, semantic)")
+        "perspectives, episodic, semantic; the paper: keywords,round,perspectives,episodic)")
     segments_context: str = Field(
         default="keywords,round,perspectives,semantic",
         description="MMS: the segments a context unit shows")

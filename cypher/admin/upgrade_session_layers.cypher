@@ -5,4 +5,5 @@ WHERE s.layers IS NULL
 SET s.layers = ['turns']
     + CASE WHEN EXISTS { (s)-[:HAS_EDU]->(:EDU) } THEN ['edus'] ELSE [] END
     + CASE WHEN EXISTS { (s)-[:HAS_EVENT]->(:Event) } THEN ['events'] ELSE [] END
+    + CASE WHEN EXISTS { (s)-[:HAS_UNIT]->(:RetrievalUnit) } THEN ['segments'] ELSE [] END
 RETURN count(s) AS upgraded;

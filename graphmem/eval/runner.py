@@ -28,7 +28,7 @@ from graphmem.models import ConversationRecord, Hit, SearchResult
 from graphmem.retrieve.packing import pack
 
 Dataset = Literal["locomo", "longmemeval"]
-INGEST_VERSION = "layers-4"  # bump when ingestion writes something new that strategies need
+INGEST_VERSION = "layers-5"  # bump when ingestion writes something new that strategies need
 
 
 @dataclass(frozen=True)

@@ -3,7 +3,9 @@
 A round is the short-term memory: one turn, or a turn and the reply to it
 (``GRAPHMEM_SEGMENTS_ROUND``). From it come four segments:
 
-- keywords: the speakers, then the named entities and noun phrases of the round;
+- keywords: the named entities and noun phrases of what was said (the speakers' names are in
+  the round already; repeated as keywords they made every short turn of a speaker match any
+  question naming that speaker);
 - perspectives: what the round shows about a person, written as the questions it answers
   (:mod:`graphmem.ingest.perspectives`);
 - episodic: what happened, when: the round's statements (from the EDU layer, names and
@@ -14,9 +16,10 @@ A round is the short-term memory: one turn, or a turn and the reply to it
 
 With an LLM, one call per round writes all four instead (``memory_segments``); a reply that is
 unusable leaves that round to the rules. A retrieval unit joins the segments chosen by
-``GRAPHMEM_SEGMENTS_RETRIEVAL`` (by default keywords, round, perspectives, episodic) and is
-embedded; its context unit joins ``GRAPHMEM_SEGMENTS_CONTEXT`` (keywords, round, perspectives,
-semantic) and is what a context shows.
+``GRAPHMEM_SEGMENTS_RETRIEVAL`` and is embedded: by default round, perspectives, episodic and
+semantic, which measured better than the paper's keywords, round, perspectives, episodic. Its
+context unit joins ``GRAPHMEM_SEGMENTS_CONTEXT`` (keywords, round, perspectives, semantic, as in
+the paper) and is what a context shows.
 """
 
 from __future__ import annotations
@@ -46,7 +49,9 @@ LABELS = {"keywords": "Keywords", "perspectives": "Perspectives", "episodic": "E
 @dataclass(frozen=True)
 class SegmentConfig:
     round_turns: int = 1  # 1: a round is one turn; 2: a turn and its reply
-    retrieval: tuple[Part, ...] = ("keywords", "round", "perspectives", "episodic")
+    # measured on LoCoMo dev: keywords lowered recall, semantic statements raised it (see
+    # docs/results-mms.md); the paper's retrieval unit is keywords, round, perspectives, episodic
+    retrieval: tuple[Part, ...] = ("round", "perspectives", "episodic", "semantic")
     context: tuple[Part, ...] = ("keywords", "round", "perspectives", "semantic")
 
     @classmethod
@@ -117,8 +122,7 @@ def rule_segments(rnd: Round, statements: Sequence[str], names: frozenset[str]) 
     parser = nlp()
     words = " ".join(t.text + (f" {t.image_caption}" if t.image_caption else "")
                      for t in rnd.turns)
-    keywords = dict.fromkeys(display_name(t.speaker).lower() for t in rnd.turns)
-    keywords.update(dict.fromkeys(arguments_of(parser(words)[:])))
+    keywords = dict.fromkeys(arguments_of(parser(words)[:]))
     day = format_date(rnd.session.started_at)
     seen_questions: dict[str, None] = {}
     episodic: list[str] = []

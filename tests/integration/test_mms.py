@@ -79,5 +79,5 @@ def test_mms_shows_context_units_and_mms_turns_the_rounds(memory: Memory, space:
     assert turns.hits[0].kind == "round" and turns.hits[0].source_ids == ["s1:3"]
     assert turns.hits[0].text == ("[2 March 2024] Maya: Yes, Tuesdays at seven. My first "
                                   "project is going to be a set of mugs for my sister.")
-    assert [h.source_ids for h in shown.hits] == [h.source_ids for h in turns.hits]
+    assert len(turns.hits) > len(shown.hits)  # turns are shorter: more of them fill a budget
     assert shown.context_tokens <= 400 and turns.context_tokens <= 400

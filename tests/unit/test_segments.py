@@ -70,7 +70,7 @@ def test_rule_segments_split_events_from_facts() -> None:
     [rnd] = rounds(s, 1)
     found = rule_segments(rnd, ["Caroline went to a support group yesterday (7 May 2023).",
                                 "Wow, Caroline loves painting!", "Is it fun?"], NAMES)
-    assert found.keywords[:2] == ("caroline", "support group")
+    assert found.keywords[:1] == ("support group",)  # what was said, not who said it
     assert found.episodic == ("[8 May 2023] Caroline went to a support group yesterday "
                               "(7 May 2023).",)
     assert found.semantic == ("Caroline loves painting.",)  # the filler and "!" are gone
@@ -86,7 +86,8 @@ def test_units_compose_the_parts_chosen() -> None:
     config = SegmentConfig()
     retrieval = compose(config.retrieval, rnd, found, dated=False)
     context = compose(config.context, rnd, found, dated=True)
-    assert retrieval.splitlines()[1] == "Caroline: I went to a support group yesterday."
+    assert retrieval.splitlines()[0] == "Caroline: I went to a support group yesterday."
+    assert "Keywords" not in retrieval and "Keywords: support group" in context
     assert "Events: [8 May 2023]" in retrieval and "Events:" not in context
     assert context.splitlines()[1].startswith("[8 May 2023] Caroline: I went")
     without = compose(("round", "episodic"), rnd, found, dated=False)
