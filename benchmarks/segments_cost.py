@@ -49,7 +49,7 @@ def run(memory: Memory, conv: ConversationRecord, llm: Any) -> dict[str, Any]:
     began = time.perf_counter()
     try:
         report = writer.write(space, [conv])
-        units = memory.store.read("retrieve/mms_units", space=space, embedding=[0.0] * 384,
+        units = memory.store.read("retrieve/mms_units", space=space, embedding=[0.05] * 384,
                                   query="", bm25=False, k=3, exact=True, candidates=3, rrf_k=60)
     finally:
         memory.delete_space(space)

@@ -47,8 +47,8 @@ RECIPES: dict[str, Recipe] = {
                         "ours: MMS retrieval units choose, their rounds' turns are shown"),
 }
 
-# the strategy the demo shows and the README recommends: the best evidence recall at 1,000 and
-# 2,000 tokens on the LoCoMo and LongMemEval dev splits (docs/results.md) at a low latency
+# the strategy the demo shows and the README recommends: the best evidence recall measured on
+# LoCoMo dev, on a par with `turns` on LongMemEval oracle, at a low latency (docs/results-mms.md)
 RECOMMENDED = "mms-turns"
 
 
