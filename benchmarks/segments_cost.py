@@ -41,14 +41,16 @@ def first_turns(data: Path, turns: int) -> ConversationRecord:
 
 def run(memory: Memory, conv: ConversationRecord, llm: Any) -> dict[str, Any]:
     space = f"bench-segments-{uuid.uuid4().hex[:8]}"
-    writer = GraphWriter(LayerContext(memory.store, memory.embedder, llm,
-                                      settings=memory.settings), ["turns", "edus", "segments"])
-    for step in writer.layers:  # the EDU layer's LLM path is not measured here
-        if step.name == "edus":
-            step.context = LayerContext(memory.store, memory.embedder, None)
+
+    def writer(layers: list[str], model: Any) -> GraphWriter:
+        return GraphWriter(LayerContext(memory.store, memory.embedder, model,
+                                        settings=memory.settings), layers)
+
     began = time.perf_counter()
     try:
-        report = writer.write(space, [conv])
+        # turns and EDUs by the rules; the segments layer reads the EDUs back from the graph
+        writer(["turns", "edus"], None).write(space, [conv])
+        report = writer(["segments"], llm).write(space, [conv])
         units = memory.store.read("retrieve/mms_units", space=space, embedding=[0.05] * 384,
                                   query="", bm25=False, k=3, exact=True, candidates=3, rrf_k=60)
     finally:

@@ -23,6 +23,7 @@ from graphmem.client import Memory
 from graphmem.eval.datasets import Question, locomo_questions, longmemeval_questions
 from graphmem.eval.metrics import covered_turns, percentile
 from graphmem.eval.qa import QAScorer
+from graphmem.ingest.layers import LAYERS, parse_names
 from graphmem.ingest.loaders import parse_file
 from graphmem.models import ConversationRecord, Hit, SearchResult
 from graphmem.retrieve.packing import pack
@@ -71,9 +72,9 @@ def space_prefix(dataset: Dataset, data: Path, memory: Memory) -> str:
     writer = (f"llm:{settings.llm_model}" if settings.llm_configured and settings.llm_ingest
               else "rules")  # spaces written by an LLM are not reused for a rules-only run
     digest.update(f"{memory.embedder.name}|{INGEST_VERSION}|{layers}|{writer}".encode())
-    if "segments" in layers.split(","):  # how MMS units are cut and composed changes them
-        digest.update(f"|{settings.segments_round}|{settings.segments_retrieval}|"
-                      f"{settings.segments_context}".encode())
+    for name in parse_names(layers):  # a layer's own options change what it writes
+        for option in LAYERS[name].options:
+            digest.update(f"|{getattr(settings, option)}".encode())
     return f"eval-{dataset}-{digest.hexdigest()[:10]}"
 
 

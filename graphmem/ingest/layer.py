@@ -85,6 +85,7 @@ class Layer(ABC, Generic[P]):
     reads: ClassVar[tuple[str, ...]] = ()
     writes: ClassVar[tuple[str, ...]] = ()
     prunes: ClassVar[tuple[str, ...]] = ()
+    options: ClassVar[tuple[str, ...]] = ()  # Settings fields that change what it writes
 
     def __init__(self, context: LayerContext) -> None:
         self.context = context

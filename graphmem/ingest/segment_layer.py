@@ -50,6 +50,7 @@ class SegmentLayer(Layer[SegmentPayload]):
     reads = ("ingest/unit_embedding_hashes",)
     writes = ("ingest/merge_units", "ingest/set_unit_embeddings")
     prunes = ("ingest/prune_units",)
+    options = ("segments_round", "segments_retrieval", "segments_context")
 
     def __init__(self, context: LayerContext, config: SegmentConfig | None = None) -> None:
         super().__init__(context)

@@ -4,6 +4,7 @@ statements, unit composition, the settings that choose parts, and the LLM path's
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Any
 
 import pytest
 from pydantic import ValidationError
@@ -120,3 +121,20 @@ def test_the_llm_writes_segments_and_a_bad_reply_leaves_the_rules() -> None:
     prompt = llm.calls[1].messages[1]["content"]
     assert "Chat date: 8 May 2023" in prompt and "Caroline: I adopted a dog." in prompt
     assert llm.usage()["memory_segments"].fallbacks == 1
+
+
+def test_eval_spaces_are_keyed_by_the_options_of_the_layers_in_use(tmp_path: Any) -> None:
+    from types import SimpleNamespace
+
+    from graphmem.eval.runner import space_prefix
+
+    data = tmp_path / "d.json"
+    data.write_text("[]")
+
+    def prefix(**settings: Any) -> str:
+        memory = SimpleNamespace(settings=Settings(**settings),
+                                 embedder=SimpleNamespace(name="e"))
+        return space_prefix("locomo", data, memory)  # type: ignore[arg-type]
+
+    assert prefix() != prefix(segments_round="pair")  # segments is a default layer
+    assert prefix(ingest_layers="edus") == prefix(ingest_layers="edus", segments_round="pair")
