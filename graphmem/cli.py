@@ -318,7 +318,7 @@ def browser(ctx: click.Context) -> None:
 @main.command()
 @click.option("--question", default=SAMPLE_QUESTION, show_default=True)
 @click.option("--space", default="demo", show_default=True)
-@click.option("--budget", type=click.IntRange(min=1), default=150, show_default=True)
+@click.option("--budget", type=click.IntRange(min=1), default=200, show_default=True)
 @click.option("--strategy", type=click.Choice(strategy_names()), default=RECOMMENDED,
               show_default=True, help="Default: the best measured on the dev splits.")
 @click.pass_context

@@ -128,7 +128,7 @@ def test_demo_shows_the_recommended_strategy_with_sources(space: str,
                                                           neo4j_server: object) -> None:
     from graphmem.retrieve.registry import RECOMMENDED
 
-    code, out = run("demo", "--space", space, "--budget", "200")
+    code, out = run("demo", "--space", space)  # the default budget
     assert code == 0, out
     assert f"Strategy: {RECOMMENDED} (" in out
     lines = out.splitlines()
