@@ -68,7 +68,7 @@ class Settings(BaseSettings):
     llm_retrieval: bool = Field(default=True, description="use the LLM for retrieval steps")
 
     # --- ingestion ---
-    ingest_layers: str = Field(default="edus,events,segments",
+    ingest_layers: str = Field(default="edus,events,segments,scenes",
                                description="derived layers written with the turns, comma-separated")
     max_turn_chars: int = Field(default=50_000, gt=0,
                                 description="characters of one turn's text (and of a caption)")
@@ -84,6 +84,19 @@ class Settings(BaseSettings):
     segments_context: str = Field(
         default="keywords,round,perspectives,semantic",
         description="MMS: the segments a context unit shows")
+
+    scenes_window: int = Field(default=1, ge=0, le=10,
+                               description="CAST: turns either side of a view's central turn")
+    scenes_time_days: float = Field(
+        default=0.0, ge=0, description="CAST: days within which a view is close in time to a "
+        "scene")
+    scenes_topic_threshold: float = Field(
+        default=0.9, ge=-1, le=1,
+        description="CAST: cosine at which a view's topic is close to a scene's")
+    scenes_summary: Literal["central", "first", "all"] = Field(
+        default="first", description="CAST, without an LLM: which turns summarise a scene")
+    scenes_summary_turns: int = Field(default=3, ge=1,
+                                      description="CAST: turns in an extractive summary")
 
     # --- retrieval defaults ---
     default_strategy: str = "turns"

@@ -15,3 +15,8 @@ CREATE INDEX boundary_conversation IF NOT EXISTS FOR (n:Boundary) ON (n.space, n
 CREATE INDEX retrieval_unit_space IF NOT EXISTS FOR (n:RetrievalUnit) ON (n.space);
 CREATE INDEX retrieval_unit_conversation IF NOT EXISTS FOR (n:RetrievalUnit) ON (n.space, n.conversation_id);
 CREATE INDEX context_unit_space IF NOT EXISTS FOR (n:ContextUnit) ON (n.space);
+CREATE INDEX character_space IF NOT EXISTS FOR (n:Character) ON (n.space);
+CREATE INDEX scene_space IF NOT EXISTS FOR (n:Scene) ON (n.space);
+CREATE INDEX scene_conversation IF NOT EXISTS FOR (n:Scene) ON (n.space, n.conversation_id);
+CREATE INDEX profile_space IF NOT EXISTS FOR (n:Profile) ON (n.space);
+CREATE INDEX profile_conversation IF NOT EXISTS FOR (n:Profile) ON (n.space, n.conversation_id);

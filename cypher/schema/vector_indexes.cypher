@@ -18,3 +18,9 @@ OPTIONS {indexConfig: {`vector.dimensions`: $dimensions, `vector.similarity_func
 CREATE VECTOR INDEX unit_embedding IF NOT EXISTS
 FOR (n:RetrievalUnit) ON (n.embedding)
 OPTIONS {indexConfig: {`vector.dimensions`: $dimensions, `vector.similarity_function`: 'cosine'}};
+CREATE VECTOR INDEX scene_embedding IF NOT EXISTS
+FOR (n:Scene) ON (n.embedding)
+OPTIONS {indexConfig: {`vector.dimensions`: $dimensions, `vector.similarity_function`: 'cosine'}};
+CREATE VECTOR INDEX profile_embedding IF NOT EXISTS
+FOR (n:Profile) ON (n.embedding)
+OPTIONS {indexConfig: {`vector.dimensions`: $dimensions, `vector.similarity_function`: 'cosine'}};

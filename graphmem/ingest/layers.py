@@ -14,6 +14,7 @@ from graphmem.errors import ConfigurationError
 from graphmem.ingest.edu_layer import EduLayer
 from graphmem.ingest.event_layer import EventLayer
 from graphmem.ingest.layer import Layer
+from graphmem.ingest.scene_layer import SceneLayer
 from graphmem.ingest.segment_layer import SegmentLayer
 from graphmem.ingest.turns_layer import TurnsLayer
 
@@ -24,6 +25,7 @@ LAYERS: dict[str, LayerClass] = {
     "edus": EduLayer,  # EMem: event statements, arguments, synonym edges
     "events": EventLayer,  # ES-Mem: events, boundaries, the event chain
     "segments": SegmentLayer,  # MMS: a retrieval unit and a context unit per round
+    "scenes": SceneLayer,  # CAST: characters, scenes by time, place and topic, profiles
 }
 
 

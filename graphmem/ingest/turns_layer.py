@@ -21,9 +21,11 @@ from graphmem.text import turn_line
 
 @dataclass(frozen=True)
 class TurnIds:
-    """The turns layer's hand-off: the Turn node id of every input turn id."""
+    """The turns layer's hand-off: the Turn node id of every input turn id, and the vectors it
+    computed in this run (by input turn id; the others are in the graph already)."""
 
     by_source: dict[str, str]
+    vectors: dict[str, list[float]] = field(default_factory=dict)
 
 
 @dataclass
@@ -91,7 +93,10 @@ class TurnsLayer(Layer[TurnsPayload]):
                            embedded=len(payload.embeddings), unchanged=payload.unchanged)
 
     def handoff(self, payload: TurnsPayload) -> TurnIds:
-        return TurnIds({row["source_id"]: row["id"] for row in payload.turns})
+        by_id = {row["id"]: row["embedding"] for row in payload.embeddings}
+        return TurnIds({row["source_id"]: row["id"] for row in payload.turns},
+                       {row["source_id"]: by_id[row["id"]] for row in payload.turns
+                        if row["id"] in by_id})
 
     def load(self, job: Job) -> TurnIds:
         return turn_ids(job.space, job.conversation)  # ids follow from the input's own ids

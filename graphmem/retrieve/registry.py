@@ -14,6 +14,7 @@ from pydantic import TypeAdapter, ValidationError
 
 from graphmem.errors import ConfigurationError, InputError, UnknownStrategyError
 from graphmem.retrieve.base import Strategy
+from graphmem.retrieve.cast import CastSearch
 from graphmem.retrieve.emem import EMemSearch
 from graphmem.retrieve.esmem import ESMemSearch
 from graphmem.retrieve.mms import MMSSearch
@@ -45,6 +46,10 @@ RECIPES: dict[str, Recipe] = {
     "mms": Recipe(MMSSearch, {}, "MMS: nearest retrieval units, shown as their context units"),
     "mms-turns": Recipe(MMSSearch, {"turns": True, "tokens_per_unit": 20},
                         "ours: MMS retrieval units choose, their rounds' turns are shown"),
+    "cast": Recipe(CastSearch, {}, "CAST: semantic top 8, those in retrieved scenes first"),
+    "cast-fill": Recipe(CastSearch, {"k": None}, "ours: `cast` up to the budget"),
+    "cast-scenes": Recipe(CastSearch, {"k": None, "add_scenes": True},
+                          "ours: `cast-fill` with the retrieved scenes' turns fused in"),
 }
 
 # the strategy the demo shows and the README recommends: the best evidence recall measured on

@@ -469,6 +469,114 @@ def _esmem_turns(store: GraphStore, space: str, memory: Memory) -> None:
     assert store.read("retrieve/esmem_turns", space="elsewhere", limit=3, **params) == []
 
 
+def _scenes(store: GraphStore, space: str, text: str, memory: Memory,
+            **params: Any) -> list[dict[str, Any]]:
+    return store.read("retrieve/scenes_vector", space=space, **{
+        "embedding": vector(memory, text), "k": 10, "exact": True, "candidates": 100,
+        **params})
+
+
+@case("ingest/turn_vectors")
+def _turn_vectors(store: GraphStore, space: str, memory: Memory) -> None:
+    rows = store.read("ingest/turn_vectors", space=space,
+                      conversation_id=conversation_id(space, KEY))
+    assert len(rows) == 17 and all(len(r["embedding"]) == 384 for r in rows)
+    assert store.read("ingest/turn_vectors", space="elsewhere",
+                      conversation_id=conversation_id(space, KEY)) == []
+
+
+@case("ingest/space_characters")
+@case("retrieve/space_characters")
+@case("ingest/merge_characters")
+def _characters(store: GraphStore, space: str, memory: Memory) -> None:
+    known = store.read("ingest/space_characters", space=space)
+    assert known == [{"key": "jonas", "name": "Jonas"}, {"key": "maya", "name": "Maya"}]
+    row = {"id": f"{space}/%pepper", "key": "pepper", "name": "Pepper", "speaker_id": None}
+    assert store.write("ingest/merge_characters", space=space, characters=[row]) == [
+        {"characters": 1}]
+    speakers = query_rows(store, "MATCH (:Character {space: $space})-[:SPEAKS_AS]->(s) "
+                          "RETURN count(s) AS n", space=space)
+    assert speakers == [{"n": 2}]  # a person only mentioned speaks as nobody
+    assert store.read("ingest/space_characters", space=space)[-1]["key"] == "pepper"
+    assert [r["key"] for r in store.read("retrieve/space_characters", space=space)] == [
+        "jonas", "maya", "pepper"]
+    assert store.read("retrieve/space_characters", space="elsewhere") == []
+
+
+@case("ingest/merge_scenes")
+@case("ingest/set_scene_embeddings")
+@case("ingest/scene_embedding_hashes")
+@case("retrieve/scenes_vector")
+def _merge_scenes(store: GraphStore, space: str, memory: Memory) -> None:
+    cid = conversation_id(space, KEY)
+    stored = store.read("ingest/scene_embedding_hashes", space=space, conversation_id=cid)
+    assert len(stored) == len(_scenes(store, space, "dog", memory)) + 2  # and two profiles
+    scene = {"id": f"{cid}#scene~extra", "conversation_id": cid, "order": 9,
+             "summary": "Maya's greyhound Pepper", "title": "Pepper", "started_at": None,
+             "ended_at": None, "place": "Bristol", "participants": ["Maya"], "source_ids": ["s2:1"],
+             "source_turn_ids": [turn_id(space, KEY, "s2:1")],
+             "roles": [{"character_id": f"{space}/%maya", "role": "main"}]}
+    assert store.write("ingest/merge_scenes", space=space, scenes=[scene]) == [{"scenes": 1}]
+    assert store.write("ingest/merge_scenes", space="elsewhere", scenes=[scene]) == [
+        {"scenes": 0}]
+    assert store.write("ingest/set_scene_embeddings", space=space, rows=[
+        {"id": scene["id"], "embedding": vector(memory, scene["summary"]),
+         "embedded_hash": "h"}]) == [{"embedded": 1}]
+    top = _scenes(store, space, "Pepper the greyhound", memory, k=1)[0]
+    assert top["id"] == scene["id"] and top["place"] == "Bristol"
+    assert top["turn_ids"] == [turn_id(space, KEY, "s2:1")] and top["participants"] == ["Maya"]
+    roles = query_rows(store, "MATCH (c:Character)-[r:IN_SCENE]->(:Scene {id: $id}) "
+                       "RETURN c.name AS name, r.role AS role", id=scene["id"])
+    assert roles == [{"name": "Maya", "role": "main"}]
+    indexed = _scenes(store, space, "dog", memory, exact=False, candidates=1000)
+    assert indexed and _scenes(store, "elsewhere", "dog", memory) == []
+
+
+@case("ingest/merge_profiles")
+@case("ingest/set_profile_embeddings")
+def _merge_profiles(store: GraphStore, space: str, memory: Memory) -> None:
+    cid = conversation_id(space, KEY)
+    scene_id = _scenes(store, space, "running", memory)[0]["id"]
+    profile = {"id": f"{cid}#profile~extra", "character_id": f"{space}/%jonas",
+               "conversation_id": cid, "name": "Jonas", "text": "Jonas runs.",
+               "scenes": [{"id": scene_id, "order": 0, "role": "main"}],
+               "source_ids": ["s1:4"], "source_turn_ids": [turn_id(space, KEY, "s1:4")]}
+    assert store.write("ingest/merge_profiles", space=space, profiles=[profile]) == [
+        {"profiles": 1}]
+    assert store.write("ingest/set_profile_embeddings", space=space, rows=[
+        {"id": profile["id"], "embedding": vector(memory, "Jonas runs."),
+         "embedded_hash": "h"}]) == [{"embedded": 1}]
+    rows = query_rows(store, """
+        MATCH (:Character {id: $character})-[:HAS_PROFILE]->(p:Profile {id: $id})
+        MATCH (p)-[f:FEATURES]->(sc:Scene), (p)-[:FROM_TURN]->(t:Turn)
+        RETURN sc.id AS scene, f.role AS role, t.source_id AS turn, p.embedded_hash AS hash""",
+        character=profile["character_id"], id=profile["id"])
+    assert rows == [{"scene": scene_id, "role": "main", "turn": "s1:4", "hash": "h"}]
+
+
+@case("ingest/prune_scenes")
+@case("ingest/prune_characters")
+def _prune_scenes(store: GraphStore, space: str, memory: Memory) -> None:
+    cid = conversation_id(space, KEY)
+    scenes = [r["id"] for r in _scenes(store, space, "dog", memory)]
+    [row] = store.write("ingest/prune_scenes", space=space, conversation_id=cid,
+                        scenes=scenes[:1], profiles=[])
+    assert row == {"scenes": len(scenes) - 1, "profiles": 2}
+    assert [r["id"] for r in _scenes(store, space, "dog", memory)] == scenes[:1]
+    assert store.write("ingest/prune_characters", space=space) == [{"pruned": 0}]
+    store.write("ingest/prune_scenes", space=space, conversation_id=cid, scenes=[], profiles=[])
+    assert store.write("ingest/prune_characters", space=space) == [{"pruned": 2}]
+
+
+@case("retrieve/turns_by_id")
+def _turns_by_id(store: GraphStore, space: str, memory: Memory) -> None:
+    ids = [turn_id(space, KEY, "s2:1"), turn_id(space, KEY, "s1:1")]
+    rows = store.read("retrieve/turns_by_id", space=space, ids=ids, scores=[0.5, 0.25])
+    assert [(r["id"], r["score"]) for r in rows] == [(ids[0], 0.5), (ids[1], 0.25)]
+    assert "greyhound" in rows[0]["text"] and rows[1]["started_at"] is not None
+    assert store.read("retrieve/turns_by_id", space="elsewhere", ids=ids, scores=[0, 0]) == []
+
+
 def test_every_cypher_file_has_a_case() -> None:
     # the Browser's saved queries are run by test_browser.py
     assert sorted(CASES) == sorted(n for n in cypher.names() if not n.startswith("browser/"))
