@@ -6,4 +6,6 @@ SET s.layers = ['turns']
     + CASE WHEN EXISTS { (s)-[:HAS_EDU]->(:EDU) } THEN ['edus'] ELSE [] END
     + CASE WHEN EXISTS { (s)-[:HAS_EVENT]->(:Event) } THEN ['events'] ELSE [] END
     + CASE WHEN EXISTS { (s)-[:HAS_UNIT]->(:RetrievalUnit) } THEN ['segments'] ELSE [] END
+    + CASE WHEN EXISTS { (s)-[:HAS_TURN]->(:Turn)<-[:FROM_TURN]-(:Scene) } THEN ['scenes']
+           ELSE [] END
 RETURN count(s) AS upgraded;

@@ -11,7 +11,9 @@ fused.
   semantic hits; `cast-fill` asks for enough to fill the budget.
 - Ours (`cast-scenes`): the retrieved scenes add candidates. Their turns (scene by scene, in
   time order) and the semantic list are fused by reciprocal rank, so a scene's turns the
-  graph missed can enter the context.
+  graph missed can enter the context. A question that names characters searches the scenes
+  of their profiles (every scene of theirs, over all time) instead of the nearest scenes of
+  the space (`profiles`).
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ class CastConfig:
     k_scenes: int = 8  # scenes retrieved after the filters
     scene_pool: int = 40  # nearest scenes fetched before the filters
     add_scenes: bool = False  # ours: the scenes' turns join the candidates (RRF)
+    profiles: bool = False  # ours: a question naming characters searches their profiles' scenes
     tokens_per_turn: int = 20  # sizes the semantic list from the budget when k is None
     max_turns: int = 200
     rrf_k: int = 60
@@ -116,15 +119,20 @@ class CastSearch(Strategy[CastConfig]):
         plan = state.vector(c.scene_pool, c.oversample)
         if plan is None:
             return []
-        rows = ctx.store.read("retrieve/scenes_vector", space=state.space,
-                              embedding=ctx.query.embedding, k=c.scene_pool, **plan)
+        cast = Cast(row["name"] for row in ctx.store.read("retrieve/space_characters",
+                                                           space=state.space))
+        asked = cues.question_cues(ctx.query.text, cast)
+        if c.profiles and asked.persons:
+            rows = ctx.store.read("retrieve/profile_scenes", space=state.space,
+                                  keys=list(asked.persons), embedding=ctx.query.embedding,
+                                  k=c.scene_pool)
+        else:
+            rows = ctx.store.read("retrieve/scenes_vector", space=state.space,
+                                  embedding=ctx.query.embedding, k=c.scene_pool, **plan)
         found = [Retrieved(row["id"], tuple(character_key(p) for p in row["participants"]),
                            row["place"], (native_datetime(row["started_at"]),
                                           native_datetime(row["ended_at"])),
                            tuple(row["turn_ids"])) for row in rows]
-        cast = Cast(row["name"] for row in ctx.store.read("retrieve/space_characters",
-                                                           space=state.space))
-        asked = cues.question_cues(ctx.query.text, cast)
         kept = cues.apply(found, asked, participants=lambda s: s.participants,
                           span=lambda s: _naive(s.span), place=lambda s: s.place)
         return kept[: c.k_scenes]

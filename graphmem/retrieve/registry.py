@@ -48,8 +48,9 @@ RECIPES: dict[str, Recipe] = {
                         "ours: MMS retrieval units choose, their rounds' turns are shown"),
     "cast": Recipe(CastSearch, {}, "CAST: semantic top 8, those in retrieved scenes first"),
     "cast-fill": Recipe(CastSearch, {"k": None}, "ours: `cast` up to the budget"),
-    "cast-scenes": Recipe(CastSearch, {"k": None, "add_scenes": True},
-                          "ours: `cast-fill` with the retrieved scenes' turns fused in"),
+    "cast-scenes": Recipe(CastSearch, {"k": None, "add_scenes": True, "profiles": True},
+                          "ours: `cast-fill` with the retrieved scenes' turns fused in; a "
+                          "question naming someone searches their profile's scenes"),
 }
 
 # the strategy the demo shows and the README recommends: the best evidence recall measured on

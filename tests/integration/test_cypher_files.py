@@ -145,7 +145,7 @@ def _space_state(store: GraphStore, space: str, memory: Memory) -> None:
 def _mark_layers(store: GraphStore, space: str, memory: Memory) -> None:
     sid = session_id(space, KEY, "s1")
     layers = query_rows(store, "MATCH (s:Session {id: $id}) RETURN s.layers AS l", id=sid)
-    assert layers == [{"l": ["turns", "edus", "events", "segments"]}]  # written by the ingest
+    assert layers == [{"l": ["turns", "edus", "events", "segments", "scenes"]}]  # the ingest
     query_rows(store, "MATCH (s:Session {id: $id}) REMOVE s.layers", id=sid)
     [row] = store.write("admin/upgrade_session_layers")
     assert row["upgraded"] >= 1  # read from what hangs off the session
@@ -187,7 +187,8 @@ def _vector_indexes(store: GraphStore, space: str, memory: Memory) -> None:
     rows = store.read("admin/vector_indexes")
     assert {r["name"]: r["dimensions"] for r in rows} == {
         name: 384 for name in ("argument_embedding", "boundary_embedding", "edu_embedding",
-                               "event_embedding", "turn_embedding", "unit_embedding")}
+                               "event_embedding", "turn_embedding", "unit_embedding",
+                               "scene_embedding", "profile_embedding")}
 
 
 @case("admin/list_spaces")
@@ -530,6 +531,19 @@ def _merge_scenes(store: GraphStore, space: str, memory: Memory) -> None:
     assert roles == [{"name": "Maya", "role": "main"}]
     indexed = _scenes(store, space, "dog", memory, exact=False, candidates=1000)
     assert indexed and _scenes(store, "elsewhere", "dog", memory) == []
+
+
+@case("retrieve/profile_scenes")
+def _profile_scenes(store: GraphStore, space: str, memory: Memory) -> None:
+    every = _scenes(store, space, "dog", memory)
+    rows = store.read("retrieve/profile_scenes", space=space, keys=["maya"],
+                      embedding=vector(memory, "dog"), k=10)
+    assert [r["id"] for r in rows] == [r["id"] for r in every]  # Maya is in every scene
+    assert rows[0]["turn_ids"] and rows[0]["participants"]
+    assert store.read("retrieve/profile_scenes", space=space, keys=["nobody"],
+                      embedding=vector(memory, "dog"), k=10) == []
+    assert store.read("retrieve/profile_scenes", space="elsewhere", keys=["maya"],
+                      embedding=vector(memory, "dog"), k=10) == []
 
 
 @case("ingest/merge_profiles")
