@@ -68,7 +68,7 @@ class Settings(BaseSettings):
     llm_retrieval: bool = Field(default=True, description="use the LLM for retrieval steps")
 
     # --- ingestion ---
-    ingest_layers: str = Field(default="edus,events,segments,scenes",
+    ingest_layers: str = Field(default="edus,events,segments,scenes,episodes",
                                description="derived layers written with the turns, comma-separated")
     max_turn_chars: int = Field(default=50_000, gt=0,
                                 description="characters of one turn's text (and of a caption)")
@@ -97,6 +97,21 @@ class Settings(BaseSettings):
         default="first", description="CAST, without an LLM: which turns summarise a scene")
     scenes_summary_turns: int = Field(default=3, ge=1,
                                       description="CAST: turns in an extractive summary")
+
+    episodes_model: Path | None = Field(
+        default=None, description="EMA: a MemDecider model file (.npz); unset: the shipped one")
+    episodes_tau: float | None = Field(
+        default=None, ge=0, le=1,
+        description="EMA: admission threshold on the MemDecider score; unset: the model's own")
+    episodes_run: int = Field(default=1, ge=1, le=10,
+                              description="EMA: most consecutive admitted turns in one unit")
+    episodes_links: int = Field(default=3, ge=0, le=20,
+                                description="EMA: most RELATED links per unit")
+    episodes_link_threshold: float = Field(
+        default=0.5, ge=-1, le=1, description="EMA: cosine at which two units may be linked")
+    episodes_reorganise_after: int = Field(
+        default=200, ge=1, description="EMA: new links and updates in a conversation that "
+        "trigger its reorganisation (re-embedding, merging near-duplicates)")
 
     # --- retrieval defaults ---
     default_strategy: str = "turns"

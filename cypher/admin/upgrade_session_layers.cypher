@@ -8,4 +8,5 @@ SET s.layers = ['turns']
     + CASE WHEN EXISTS { (s)-[:HAS_UNIT]->(:RetrievalUnit) } THEN ['segments'] ELSE [] END
     + CASE WHEN EXISTS { (s)-[:HAS_TURN]->(:Turn)<-[:FROM_TURN]-(:Scene) } THEN ['scenes']
            ELSE [] END
+    + CASE WHEN EXISTS { (s)-[:HAS_EPISODE]->(:Episode) } THEN ['episodes'] ELSE [] END
 RETURN count(s) AS upgraded;

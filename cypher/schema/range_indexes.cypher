@@ -20,3 +20,5 @@ CREATE INDEX scene_space IF NOT EXISTS FOR (n:Scene) ON (n.space);
 CREATE INDEX scene_conversation IF NOT EXISTS FOR (n:Scene) ON (n.space, n.conversation_id);
 CREATE INDEX profile_space IF NOT EXISTS FOR (n:Profile) ON (n.space);
 CREATE INDEX profile_conversation IF NOT EXISTS FOR (n:Profile) ON (n.space, n.conversation_id);
+CREATE INDEX episode_space IF NOT EXISTS FOR (n:Episode) ON (n.space);
+CREATE INDEX episode_conversation IF NOT EXISTS FOR (n:Episode) ON (n.space, n.conversation_id);

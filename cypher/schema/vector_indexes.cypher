@@ -24,3 +24,6 @@ OPTIONS {indexConfig: {`vector.dimensions`: $dimensions, `vector.similarity_func
 CREATE VECTOR INDEX profile_embedding IF NOT EXISTS
 FOR (n:Profile) ON (n.embedding)
 OPTIONS {indexConfig: {`vector.dimensions`: $dimensions, `vector.similarity_function`: 'cosine'}};
+CREATE VECTOR INDEX episode_embedding IF NOT EXISTS
+FOR (n:Episode) ON (n.embedding)
+OPTIONS {indexConfig: {`vector.dimensions`: $dimensions, `vector.similarity_function`: 'cosine'}};

@@ -148,3 +148,40 @@ def calibrate_segmenter(data: Path, q: float, out: Path | None) -> None:
     click.echo(f"wrote {target}: threshold {model.threshold}, training Score {score:.3f}")
     for name, weight in zip(FEATURES, model.weights, strict=True):
         click.echo(f"  {name:>18} {weight:+.3f}")
+
+
+@eval_group.command("train-memdecider")
+@click.option("--locomo", type=DATA, default=None, help="LoCoMo file: evidence turns are positive.")
+@click.option("--longmemeval", type=DATA, default=None,
+              help="LongMemEval file: has_answer turns are positive.")
+@click.option("--folds", type=click.IntRange(2, 20), default=5, show_default=True,
+              help="Folds of whole conversations held out for validation.")
+@click.option("--rl-epochs", type=click.IntRange(0), default=15, show_default=True,
+              help="Stage 2 (REINFORCE) epochs; 0 keeps the supervised model.")
+@click.option("--out", type=OUT, default=None,
+              help="Model file (.npz; default: the one graphmem ships); metrics go beside it "
+              "as .json.")
+@friendly_errors
+def train_memdecider(locomo: Path | None, longmemeval: Path | None, folds: int, rl_epochs: int,
+                     out: Path | None) -> None:
+    """Train EMA's MemDecider (admission filter) on development splits and validate it by
+    holding whole conversations out."""
+    from graphmem.config import Settings
+    from graphmem.eval.memdecider_training import TrainConfig, episodes, train
+    from graphmem.ingest.memdecider import METRICS_PATH, MODEL_PATH
+    from graphmem.providers.embedder import SentenceTransformerEmbedder
+
+    if locomo is None and longmemeval is None:
+        raise click.UsageError("give --locomo, --longmemeval or both")
+    embedder = SentenceTransformerEmbedder.from_settings(Settings())
+    eps = episodes(locomo, longmemeval, embedder, click.echo)
+    model_path = out or MODEL_PATH
+    metrics_path = model_path.with_suffix(".json") if out else METRICS_PATH
+    sources = [p.name for p in (locomo, longmemeval) if p is not None]
+    m = train(eps, TrainConfig(folds=folds, rl_epochs=rl_epochs), model_path, metrics_path,
+              sources, click.echo)
+    click.echo(f"wrote {model_path} and {metrics_path}: tau {m['tau']}")
+    for stage in ("stage1", "stage2"):
+        p = m[stage]["pooled"]
+        click.echo(f"  {stage}: AUC {p['roc_auc']}, admitted {p['admitted']:.1%}, evidence "
+                   f"admitted {p['evidence_admitted']:.1%}, precision {p['precision']:.1%}")

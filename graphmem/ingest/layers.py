@@ -12,6 +12,7 @@ from collections.abc import Iterable
 
 from graphmem.errors import ConfigurationError
 from graphmem.ingest.edu_layer import EduLayer
+from graphmem.ingest.episode_layer import EpisodeLayer
 from graphmem.ingest.event_layer import EventLayer
 from graphmem.ingest.layer import Layer
 from graphmem.ingest.scene_layer import SceneLayer
@@ -26,6 +27,7 @@ LAYERS: dict[str, LayerClass] = {
     "events": EventLayer,  # ES-Mem: events, boundaries, the event chain
     "segments": SegmentLayer,  # MMS: a retrieval unit and a context unit per round
     "scenes": SceneLayer,  # CAST: characters, scenes by time, place and topic, profiles
+    "episodes": EpisodeLayer,  # EMA: MemDecider salience, episodic units, links, updates
 }
 
 

@@ -15,6 +15,7 @@ from pydantic import TypeAdapter, ValidationError
 from graphmem.errors import ConfigurationError, InputError, UnknownStrategyError
 from graphmem.retrieve.base import Strategy
 from graphmem.retrieve.cast import CastSearch
+from graphmem.retrieve.ema import EMASearch
 from graphmem.retrieve.emem import EMemSearch
 from graphmem.retrieve.esmem import ESMemSearch
 from graphmem.retrieve.mms import MMSSearch
@@ -51,6 +52,9 @@ RECIPES: dict[str, Recipe] = {
     "cast-scenes": Recipe(CastSearch, {"k": None, "add_scenes": True, "profiles": True},
                           "ours: `cast-fill` with the retrieved scenes' turns fused in; a "
                           "question naming someone searches their profile's scenes"),
+    "ema": Recipe(EMASearch, {}, "EMA: the ten episodic units nearest the question and its "
+                  "entities; superseded units after what replaced them"),
+    "ema-fill": Recipe(EMASearch, {"k": None}, "ours: `ema` up to the budget"),
 }
 
 # the strategy the demo shows and the README recommends: the best evidence recall measured on

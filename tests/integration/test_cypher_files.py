@@ -145,7 +145,7 @@ def _space_state(store: GraphStore, space: str, memory: Memory) -> None:
 def _mark_layers(store: GraphStore, space: str, memory: Memory) -> None:
     sid = session_id(space, KEY, "s1")
     layers = query_rows(store, "MATCH (s:Session {id: $id}) RETURN s.layers AS l", id=sid)
-    assert layers == [{"l": ["turns", "edus", "events", "segments", "scenes"]}]  # the ingest
+    assert layers == [{"l": ["turns", "edus", "events", "segments", "scenes", "episodes"]}]
     query_rows(store, "MATCH (s:Session {id: $id}) REMOVE s.layers", id=sid)
     [row] = store.write("admin/upgrade_session_layers")
     assert row["upgraded"] >= 1  # read from what hangs off the session
@@ -188,7 +188,7 @@ def _vector_indexes(store: GraphStore, space: str, memory: Memory) -> None:
     assert {r["name"]: r["dimensions"] for r in rows} == {
         name: 384 for name in ("argument_embedding", "boundary_embedding", "edu_embedding",
                                "event_embedding", "turn_embedding", "unit_embedding",
-                               "scene_embedding", "profile_embedding")}
+                               "scene_embedding", "profile_embedding", "episode_embedding")}
 
 
 @case("admin/list_spaces")
@@ -589,6 +589,109 @@ def _turns_by_id(store: GraphStore, space: str, memory: Memory) -> None:
     assert [(r["id"], r["score"]) for r in rows] == [(ids[0], 0.5), (ids[1], 0.25)]
     assert "greyhound" in rows[0]["text"] and rows[1]["started_at"] is not None
     assert store.read("retrieve/turns_by_id", space="elsewhere", ids=ids, scores=[0, 0]) == []
+
+
+def _episode(space: str, key: str, content: str) -> dict[str, Any]:
+    return {"id": f"{conversation_id(space, KEY)}#emu~{key}",
+            "conversation_id": conversation_id(space, KEY),
+            "session_id": session_id(space, KEY, "s2"), "order": 90, "speaker": "Maya",
+            "title": "Maya: pepper",
+            "started_at": None, "content": content, "summary": content, "tags": ["pepper"],
+            "participants": ["Maya"], "importance": 0.9, "confidence": 1.0,
+            "representation": content, "merged_into": None, "source_ids": ["s2:1"],
+            "source_turn_ids": [turn_id(space, KEY, "s2:1")]}
+
+
+def _episodes(store: GraphStore, space: str, text: str, memory: Memory,
+              **plan: Any) -> list[dict[str, Any]]:
+    return store.read("retrieve/episodes_vector", space=space, **{
+        "embedding": vector(memory, text), "k": 50, "exact": True, "candidates": 50, **plan})
+
+
+@case("ingest/set_salience")
+def _set_salience(store: GraphStore, space: str, memory: Memory) -> None:
+    scored = query_rows(store, "MATCH (t:Turn {space: $space}) WHERE t.salience IS NULL "
+                        "RETURN count(t) AS n", space=space)
+    assert scored == [{"n": 0}]  # the ingest scored every turn
+    tid = turn_id(space, KEY, "s1:1")
+    assert store.write("ingest/set_salience", space=space, rows=[
+        {"id": tid, "salience": 0.42}]) == [{"scored": 1}]
+    assert store.write("ingest/set_salience", space="elsewhere", rows=[
+        {"id": tid, "salience": 0.1}]) == [{"scored": 0}]
+    assert query_rows(store, "MATCH (t:Turn {id: $id}) RETURN t.salience AS s", id=tid) == [
+        {"s": 0.42}]
+
+
+@case("ingest/merge_episodes")
+@case("ingest/set_episode_embeddings")
+@case("ingest/episode_state")
+@case("retrieve/episodes_vector")
+@case("retrieve/episodes_by_id")
+def _merge_episodes(store: GraphStore, space: str, memory: Memory) -> None:
+    cid = conversation_id(space, KEY)
+    [before] = store.read("ingest/episode_state", space=space, conversation_id=cid)
+    unit = _episode(space, "extra", "Pepper won a gold medal at the county dog show")
+    assert store.write("ingest/merge_episodes", space=space, units=[unit]) == [{"units": 1}]
+    assert store.write("ingest/merge_episodes", space="elsewhere", units=[unit]) == [
+        {"units": 0}]
+    assert store.write("ingest/set_episode_embeddings", space=space, rows=[
+        {"id": unit["id"], "embedding": vector(memory, unit["representation"]),
+         "embedded_hash": "h"}]) == [{"embedded": 1}]
+    [after] = store.read("ingest/episode_state", space=space, conversation_id=cid)
+    assert len(after["units"]) == len(before["units"]) + 1
+    assert {"id": unit["id"], "representation": unit["representation"], "embedded_hash": "h",
+            "merged_into": None} in after["units"]
+    top = _episodes(store, space, "a gold medal at the dog show", memory, k=1)[0]
+    assert top["id"] == unit["id"] and top["importance"] == 0.9
+    assert top["turns"] == [{"id": turn_id(space, KEY, "s2:1"), "source_id": "s2:1"}]
+    assert _episodes(store, space, "dog", memory, exact=False, candidates=1000)
+    assert _episodes(store, "elsewhere", "dog", memory) == []
+    [by_id] = store.read("retrieve/episodes_by_id", space=space, ids=[unit["id"]],
+                         embedding=vector(memory, "greyhound"))
+    assert by_id["id"] == unit["id"] and 0 < by_id["score"] <= 1
+    assert store.read("retrieve/episodes_by_id", space="elsewhere", ids=[unit["id"]],
+                      embedding=vector(memory, "greyhound")) == []
+
+
+@case("ingest/link_episodes")
+def _link_episodes(store: GraphStore, space: str, memory: Memory) -> None:
+    cid = conversation_id(space, KEY)
+    a, b, c = (_episode(space, k, f"Pepper fact {k}") for k in ("a", "b", "c"))
+    store.write("ingest/merge_episodes", space=space, units=[a, b, c])
+    for u in (a, b, c):
+        store.write("ingest/set_episode_embeddings", space=space, rows=[
+            {"id": u["id"], "embedding": vector(memory, u["content"]), "embedded_hash": "h"}])
+    [row] = store.write("ingest/link_episodes", space=space, conversation_id=cid,
+                        related=[{"a": a["id"], "b": b["id"], "score": 0.8}],
+                        superseded=[{"old": a["id"], "new": b["id"]}],
+                        merged=[{"dup": c["id"], "into": a["id"]}], operations=7,
+                        reorganised=False)
+    assert row == {"operations": 7}
+    [state] = store.read("ingest/episode_state", space=space, conversation_id=cid)
+    assert state["operations"] == 7 and state["reorganised_at"] is None
+    assert {f"RELATED {a['id']} {b['id']}", f"SUPERSEDED_BY {a['id']} {b['id']}"} <= set(
+        state["edges"])
+    rows = {r["id"]: r for r in _episodes(store, space, "Pepper fact", memory)}
+    assert rows[a["id"]]["superseded_by"] == b["id"]  # the merged unit c is not searched
+    store.write("ingest/link_episodes", space=space, conversation_id=cid, related=[],
+                superseded=[], merged=[], operations=0, reorganised=True)
+    [state] = store.read("ingest/episode_state", space=space, conversation_id=cid)
+    assert state["edges"] == [] and state["reorganised_at"] is not None
+
+
+@case("ingest/prune_episodes")
+def _prune_episodes(store: GraphStore, space: str, memory: Memory) -> None:
+    cid = conversation_id(space, KEY)
+    ids = [u["id"] for u in store.read("ingest/episode_state", space=space,
+                                       conversation_id=cid)[0]["units"]]
+    assert ids  # the ingest admitted some turns
+    [row] = store.write("ingest/prune_episodes", space=space, conversation_id=cid,
+                        keep=ids[:1])
+    assert row == {"pruned": len(ids) - 1}
+    left = store.read("ingest/episode_state", space=space, conversation_id=cid)[0]["units"]
+    assert [u["id"] for u in left] == ids[:1]
+    assert query_rows(store, "MATCH (t:Turn {space: $space}) RETURN count(t) AS n",
+                      space=space) == [{"n": 17}]  # the turns stay
 
 
 def test_every_cypher_file_has_a_case() -> None:
