@@ -75,6 +75,7 @@ def space_prefix(dataset: Dataset, data: Path, memory: Memory) -> str:
     for name in parse_names(layers):  # a layer's own options change what it writes
         for option in LAYERS[name].options:
             digest.update(f"|{getattr(settings, option)}".encode())
+        digest.update(LAYERS[name].fingerprint(settings).encode())
     return f"eval-{dataset}-{digest.hexdigest()[:10]}"
 
 

@@ -19,12 +19,14 @@ starts again.
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from graphmem.config import Settings
 from graphmem.ingest.embedding_rows import changed, embedding_rows
 from graphmem.ingest.episodes import (
     EpisodeConfig,
@@ -72,10 +74,12 @@ class EpisodeLayer(Layer[EpisodePayload]):
     def __init__(self, context: LayerContext, config: EpisodeConfig | None = None) -> None:
         super().__init__(context)
         self.config = config or EpisodeConfig.from_settings(context.settings)
-        settings = context.settings
-        self.model = load_memdecider(Path(settings.episodes_model)
-                                     if settings and settings.episodes_model else MODEL_PATH)
+        self.model = load_memdecider(model_path(context.settings))
         self.tau = self.model.tau if self.config.tau is None else self.config.tau
+
+    @classmethod
+    def fingerprint(cls, settings: Settings) -> str:
+        return hashlib.sha256(model_path(settings).read_bytes()).hexdigest()[:12]
 
     def prepare(self, job: Job) -> EpisodePayload:
         space, conv, cid = job.space, job.conversation, job.conversation_id
@@ -196,6 +200,10 @@ class EpisodeLayer(Layer[EpisodePayload]):
         tx.run("ingest/link_episodes", space=space, conversation_id=cid,
                related=payload.related, superseded=payload.superseded, merged=payload.merged,
                operations=payload.operations, reorganised=payload.reorganised)
+
+
+def model_path(settings: Settings | None) -> Path:
+    return Path(settings.episodes_model) if settings and settings.episodes_model else MODEL_PATH
 
 
 def _title(unit: Unit) -> str:

@@ -90,6 +90,12 @@ class Layer(ABC, Generic[P]):
     def __init__(self, context: LayerContext) -> None:
         self.context = context
 
+    @classmethod
+    def fingerprint(cls, settings: Settings) -> str:
+        """What else than its ``options`` changes what the layer writes (a model file's
+        digest, say); cached evaluation spaces are keyed on it."""
+        return ""
+
     @property
     def store(self) -> GraphStore:
         return self.context.store

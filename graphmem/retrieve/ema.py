@@ -10,7 +10,8 @@ them, and so are the first to fall out when the budget is tight: the replacement
 superseded unit's place in the ranking (fetched when it was not retrieved itself), the older
 unit follows it, marked as replaced. ``superseded="drop"`` leaves them out.
 
-`ema` keeps the ``k`` = 10 nearest units; `ema-fill` (ours) asks for enough to fill the budget.
+`ema` keeps the ``k`` = 10 nearest units; `ema-fill` (ours) asks for enough to fill the budget
+and leaves importance and confidence out of the text, so the budget goes to what was said.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ class EMAConfig:
     k: int | None = 10  # units retrieved; None: enough to fill the budget
     entities: bool = True  # the Caller's NER expansion of the question
     superseded: Literal["after", "drop"] = "after"
+    annotate: bool = True  # show importance and confidence (the paper's context does)
     tokens_per_unit: int = 25  # sizes the list from the budget when k is None
     max_units: int = 200
     oversample: float = 1.5
@@ -40,14 +42,15 @@ def caller_query(question: str) -> str:
     return f"{question} {' '.join(names)}" if names else question
 
 
-def render(row: dict[str, Any]) -> str:
+def render(row: dict[str, Any], annotate: bool = True) -> str:
     day = format_date(native_datetime(row.get("started_at")))
-    notes = f"importance {row['importance']:.2f}, confidence {row['confidence']:.2f}"
+    notes = ([f"importance {row['importance']:.2f}, confidence {row['confidence']:.2f}"]
+             if annotate else [])
     if row.get("superseded_by"):
         later = format_date(native_datetime(row.get("superseded_at")))
-        notes += f"; replaced {'on ' + later if later else 'later'}"
+        notes.append(f"replaced {'on ' + later if later else 'later'}")
     head = f"[{day}] " if day else ""
-    return f"{head}{row['content']} ({notes})"
+    return f"{head}{row['content']}" + (f" ({'; '.join(notes)})" if notes else "")
 
 
 def order(rows: list[dict[str, Any]], replacements: dict[str, dict[str, Any]],
@@ -95,10 +98,10 @@ class EMASearch(Strategy[EMAConfig]):
                 replacements[row["id"]] = row
         return [self._hit(row) for row in order(rows, replacements, c.superseded)]
 
-    @staticmethod
-    def _hit(row: dict[str, Any]) -> Hit:
+    def _hit(self, row: dict[str, Any]) -> Hit:
         turns = row["turns"]
-        return Hit(id=row["id"], kind="memory", score=float(row["score"]), text=render(row),
+        return Hit(id=row["id"], kind="memory", score=float(row["score"]),
+                   text=render(row, self.config.annotate),
                    source_turn_ids=[t["id"] for t in turns],
                    source_ids=[t["source_id"] for t in turns], session_id=row["session_id"],
                    started_at=native_datetime(row.get("started_at")),

@@ -54,7 +54,8 @@ RECIPES: dict[str, Recipe] = {
                           "question naming someone searches their profile's scenes"),
     "ema": Recipe(EMASearch, {}, "EMA: the ten episodic units nearest the question and its "
                   "entities; superseded units after what replaced them"),
-    "ema-fill": Recipe(EMASearch, {"k": None}, "ours: `ema` up to the budget"),
+    "ema-fill": Recipe(EMASearch, {"k": None, "annotate": False},
+                       "ours: `ema` up to the budget, without the scores in the text"),
 }
 
 # the strategy the demo shows and the README recommends: the best evidence recall measured on

@@ -104,6 +104,8 @@ def test_the_caller_puts_superseded_units_after_their_replacement() -> None:
                     "superseded_at": datetime(2024, 3, 4)})
     assert shown == ("[1 March 2024] Ana: I work at Google. (importance 0.80, confidence 1.00; "
                      "replaced on 4 March 2024)")
+    assert render({"content": "Ana: hi", "importance": 0.5, "confidence": 1.0,
+                   "started_at": None}, annotate=False) == "Ana: hi"
 
 
 def test_the_llm_describes_units_and_decides_updates_with_rule_fallbacks() -> None:

@@ -115,3 +115,16 @@ def test_the_threshold_maximises_the_step_reward() -> None:
     assert kept["admitted"] == 0.5 and kept["evidence_admitted"] == 1.0
     assert kept["step_reward_per_turn"] == pytest.approx((2 + 2 - 0.5) / 6, abs=1e-4)
     assert best_tau(scores, labels) in (0.35, 0.4, 0.45, 0.5, 0.55, 0.6)
+
+
+def test_a_retrained_model_changes_the_layer_fingerprint(tmp_path: Path) -> None:
+    from graphmem.config import Settings
+    from graphmem.ingest.episode_layer import EpisodeLayer
+
+    copy = tmp_path / "model.npz"
+    copy.write_bytes(MODEL_PATH.read_bytes())
+    settings = Settings(episodes_model=copy)
+    first = EpisodeLayer.fingerprint(settings)
+    assert first == EpisodeLayer.fingerprint(Settings())  # same bytes, same fingerprint
+    copy.write_bytes(MODEL_PATH.read_bytes() + b"\0")
+    assert EpisodeLayer.fingerprint(settings) != first  # cached eval spaces are not reused

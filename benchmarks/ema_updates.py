@@ -1,0 +1,94 @@
+"""EMA's self-update on LongMemEval's knowledge-update questions, LLM-free.
+
+    GRAPHMEM_INGEST_LAYERS=episodes python benchmarks/ema_updates.py \
+        [--data longmemeval_oracle_dev.json] [--budget 1000] [--out ema_updates.json]
+
+A knowledge-update question asks for the current value of a fact that changed: the old value
+was said in an earlier answer session, the new one (the turns marked ``has_answer``) in the
+latest. For each such question, on the eval spaces of the current settings (cached like every
+eval space), this counts:
+
+- caught: some unit from an earlier answer session is ``SUPERSEDED_BY`` a unit holding the
+  new evidence;
+- newest first: in the packed context of each strategy, of the lines that come from the
+  answer sessions, the first one holds the new evidence (what an answer should read first);
+- the supersessions the layer made in the space (all units, not only evidence).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import Any
+
+from graphmem.client import Memory
+from graphmem.config import Settings
+from graphmem.eval.datasets import longmemeval_questions
+from graphmem.eval.runner import ingest_spaces
+from graphmem.retrieve.packing import pack
+
+ROOT = Path(__file__).resolve().parent.parent
+STRATEGIES = ("turns", "ema", "ema-fill")
+
+
+def earlier(ids: list[str], sessions: list[str]) -> bool:
+    return any(i.split("#")[0] in sessions for i in ids)
+
+
+def caught(memory: Memory, space: str, old: list[str], new: set[str]) -> tuple[bool, int]:
+    with memory.store.driver.session(database=memory.store.database) as session:
+        rows = session.run("""
+            MATCH (a:Episode {space: $space})-[:SUPERSEDED_BY]->(b:Episode)
+            RETURN a.source_ids AS old, b.source_ids AS new""", space=space).data()
+    hit = any(earlier(r["old"], old) and set(r["new"]) & new for r in rows)
+    return hit, len(rows)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--data", type=Path, default=ROOT.parent
+                        / "shared/data/longmemeval/longmemeval_oracle_dev.json")
+    parser.add_argument("--budget", type=int, default=1000)
+    parser.add_argument("--out", type=Path, default=None)
+    args = parser.parse_args()
+    memory = Memory(Settings())
+    questions = [q for q in longmemeval_questions(args.data)
+                 if q.category == "knowledge-update" and q.evidence]
+    spaces, _ = ingest_spaces(memory, "longmemeval", args.data,
+                              {q.conversation for q in questions}, progress=True)
+    rows: list[dict[str, Any]] = []
+    for q in questions:
+        order = list(q.extra["answer_sessions"])  # in time order, as the file gives them
+        new = {s for s in q.evidence if s.split("#")[0] == order[-1]}
+        old = order[:-1]
+        if not old or not new:
+            continue  # nothing said before, or no evidence in the latest session
+        space = spaces[q.conversation]
+        was_caught, made = caught(memory, space, old, new)
+        row: dict[str, Any] = {"question": q.conversation, "caught": was_caught,
+                               "supersessions": made}
+        for name in STRATEGIES:
+            result = memory.search(q.question, space=space, strategy=name, budget=args.budget)
+            packed = pack(result.hits, args.budget)
+            shown = [h for h in result.hits if h.id in set(packed.included)]
+            first = next((h for h in shown if set(h.source_ids) & new
+                          or earlier(h.source_ids, old)), None)
+            row[name] = None if first is None else bool(set(first.source_ids) & new)
+        rows.append(row)
+    n = len(rows)
+    summary: dict[str, Any] = {
+        "questions": n, "budget": args.budget,
+        "caught": round(sum(r["caught"] for r in rows) / max(1, n), 3),
+        "supersessions_per_space": round(sum(r["supersessions"] for r in rows) / max(1, n), 2),
+        "newest_first": {name: round(sum(bool(r[name]) for r in rows) / max(1, n), 3)
+                         for name in STRATEGIES},
+        "evidence_shown": {name: round(sum(r[name] is not None for r in rows) / max(1, n), 3)
+                           for name in STRATEGIES}}
+    print(json.dumps(summary, indent=1))
+    if args.out:
+        args.out.write_text(json.dumps({"summary": summary, "rows": rows}, indent=1) + "\n")
+
+
+if __name__ == "__main__":
+    main()
