@@ -2,7 +2,8 @@
 which later unit replaces an earlier one, and which are near-duplicates.
 
 - A unit is one admitted turn, or (``run`` > 1) a short run of consecutive admitted turns of
-  one speaker in one session whose topics agree. Time: its session's date; participants: its
+  one session whose topics agree (either speaker: a question and its answer make one event;
+  the unit's speaker is the first turn's). Time: its session's date; participants: its
   speaker and the persons it names; tags: its entities and noun phrases; summary: its first
   sentences; importance: the mean MemDecider score; confidence: lowered by hedges
   ("maybe", "I think") and questions, since a firm first-hand statement is the safest memory.
@@ -135,7 +136,6 @@ def build_units(turns: list[dict[str, Any]], config: EpisodeConfig) -> list[Unit
         last = units[-1] if units else None
         joins = (config.run > 1 and last is not None and previous is not None
                  and previous["session"] == turn["session"]
-                 and previous["speaker"] == turn["speaker"]
                  and len(last.source_ids) < config.run
                  and _cos(last.vector, turn["vector"]) >= config.run_similarity)
         line = turn_line(display_name(turn["speaker"]), turn["text"], turn["image_caption"])
@@ -147,7 +147,8 @@ def build_units(turns: list[dict[str, Any]], config: EpisodeConfig) -> list[Unit
             last.content += "\n" + line
             last.vector = (last.vector * n + turn["vector"]) / (n + 1)
             last.importance = (last.importance * n + turn["score"]) / (n + 1)
-            last.participants = list(dict.fromkeys([*last.participants, *people]))
+            last.participants = list(dict.fromkeys([*last.participants,
+                                                    display_name(turn["speaker"]), *people]))
             last.tags = list(dict.fromkeys([*last.tags, *tags]))[:8]
             last.slots.update(slots(turn["doc"]))
             last.confidence = min(last.confidence, confidence(turn["text"]))

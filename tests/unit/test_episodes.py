@@ -32,7 +32,7 @@ def turn(i: int, speaker: str, text: str, vector: list[float], *, session: int =
             "admitted": admitted}
 
 
-def test_only_admitted_turns_become_units_and_runs_join_one_speaker() -> None:
+def test_only_admitted_turns_become_units_and_runs_join_within_a_session() -> None:
     turns = [turn(0, "Ana", "I booked a trip to Rome.", [1, 0]),
              turn(1, "Ana", "It is for my birthday in May.", [0.9, 0.1]),
              turn(2, "Ben", "ok", [0, 1], admitted=False),
@@ -44,6 +44,10 @@ def test_only_admitted_turns_become_units_and_runs_join_one_speaker() -> None:
     assert joined[0].content.splitlines() == ["Ana: I booked a trip to Rome.",
                                               "Ana: It is for my birthday in May."]
     assert "rome" in joined[0].tags and joined[0].participants[0] == "Ana"
+    reply = build_units([turns[0], turn(1, "Ben", "Rome in May sounds lovely.", [0.8, 0.2]),
+                         turn(2, "Ana", "Chess.", [0, 1], session=1)], EpisodeConfig(run=3))
+    assert [u.source_ids for u in reply] == [["t0", "t1"], ["t2"]]  # sessions are not joined
+    assert reply[0].participants == ["Ana", "Ben"] and reply[0].speaker == "Ana"
 
 
 def test_confidence_drops_for_hedges_and_questions() -> None:
