@@ -26,10 +26,12 @@ from graphmem.client import Memory
 from graphmem.config import Settings
 from graphmem.eval.datasets import longmemeval_questions
 from graphmem.eval.runner import ingest_spaces
+from graphmem.retrieve.ema import EMASearch
 from graphmem.retrieve.packing import pack
+from graphmem.retrieve.registry import Recipe, register
 
 ROOT = Path(__file__).resolve().parent.parent
-STRATEGIES = ("turns", "ema", "ema-fill")
+STRATEGIES = ("turns", "ema", "ema-fill", "ema, superseded kept in place")
 
 
 def earlier(ids: list[str], sessions: list[str]) -> bool:
@@ -52,6 +54,7 @@ def main() -> None:
     parser.add_argument("--budget", type=int, default=1000)
     parser.add_argument("--out", type=Path, default=None)
     args = parser.parse_args()
+    register(STRATEGIES[-1], Recipe(EMASearch, {"superseded": "keep"}, "no reordering"))
     memory = Memory(Settings())
     questions = [q for q in longmemeval_questions(args.data)
                  if q.category == "knowledge-update" and q.evidence]

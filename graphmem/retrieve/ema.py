@@ -8,7 +8,8 @@ importance (MemDecider's score) and its confidence.
 Superseded units (a later unit changed their fact) are shown after the unit that replaced
 them, and so are the first to fall out when the budget is tight: the replacement takes the
 superseded unit's place in the ranking (fetched when it was not retrieved itself), the older
-unit follows it, marked as replaced. ``superseded="drop"`` leaves them out.
+unit follows it, marked as replaced. ``superseded="drop"`` leaves them out; ``"keep"`` leaves
+them where they rank (marked), which measures what the reordering adds.
 
 `ema` keeps the ``k`` = 10 nearest units; `ema-fill` (ours) asks for enough to fill the budget
 and leaves importance and confidence out of the text, so the budget goes to what was said.
@@ -29,7 +30,7 @@ from graphmem.text import format_date, native_datetime
 class EMAConfig:
     k: int | None = 10  # units retrieved; None: enough to fill the budget
     entities: bool = True  # the Caller's NER expansion of the question
-    superseded: Literal["after", "drop"] = "after"
+    superseded: Literal["after", "drop", "keep"] = "after"  # keep: where it ranks, marked
     annotate: bool = True  # show importance and confidence (the paper's context does)
     tokens_per_unit: int = 25  # sizes the list from the budget when k is None
     max_units: int = 200
@@ -55,7 +56,10 @@ def render(row: dict[str, Any], annotate: bool = True) -> str:
 
 def order(rows: list[dict[str, Any]], replacements: dict[str, dict[str, Any]],
           superseded: str) -> list[dict[str, Any]]:
-    """Rows with each superseded one moved behind what replaced it (or dropped)."""
+    """Rows with each superseded one moved behind what replaced it (or dropped, or kept where
+    it ranks with ``superseded="keep"``)."""
+    if superseded == "keep":
+        return rows
     out: list[dict[str, Any]] = []
     placed: set[str] = set()
     for row in rows:

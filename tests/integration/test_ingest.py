@@ -61,13 +61,14 @@ def test_ingesting_twice_changes_nothing(memory: Memory, space: str) -> None:
     before = snapshot(memory.store, space)
     again = memory.ingest(DATA / "mini_locomo.json", space=space)
     # every layer reports what it kept: nothing is embedded again
-    assert set(again.layers) == {"turns", "edus", "events", "segments", "scenes"}
+    assert set(again.layers) == {"turns", "edus", "events", "segments", "scenes", "episodes"}
     assert all(t.embedded == 0 and t.unchanged > 0 for t in again.layers.values())
     assert again.layers["turns"].unchanged == 5
     assert again.layers["edus"].unchanged == again.count("edus")  # new arguments only are embedded
     assert again.layers["events"].unchanged == again.count("events") + again.count("boundaries")
     assert again.layers["segments"].unchanged == again.count("retrieval units") == 5
     assert again.layers["scenes"].unchanged == again.count("scenes") + again.count("profiles")
+    assert again.layers["episodes"].unchanged == again.count("episodic units")
     assert snapshot(memory.store, space) == before
 
 

@@ -37,8 +37,8 @@ def test_a_strategy_names_the_layer_a_space_lacks(memory: Memory, space: str) ->
 
 def test_adding_layers_later_writes_what_one_ingest_writes(memory: Memory, space: str) -> None:
     memory.ingest(SAMPLE, space=space, layers="")
-    report = memory.add_layers(space, "scenes,segments,events,edus")
-    assert list(report.layers) == ["edus", "events", "segments", "scenes"]  # no turns
+    report = memory.add_layers(space, "episodes,scenes,segments,events,edus")
+    assert list(report.layers) == ["edus", "events", "segments", "scenes", "episodes"]
     assert report.count("edus") > 17 and report.count("events") >= 3
     assert report.count("retrieval units") == 17 and report.count("scenes") >= 2
     added = snapshot(memory, space)

@@ -102,6 +102,7 @@ def test_the_caller_puts_superseded_units_after_their_replacement() -> None:
     replacements = {r["id"]: r for r in rows}
     assert [r["id"] for r in order(rows, replacements, "after")] == ["new", "old", "x"]
     assert [r["id"] for r in order(rows, replacements, "drop")] == ["new", "x"]
+    assert [r["id"] for r in order(rows, replacements, "keep")] == ["old", "x", "new"]
     assert caller_query("Where did Melanie go in Paris?").endswith("Melanie Paris")
     shown = render({"content": "Ana: I work at Google.", "importance": 0.8, "confidence": 1.0,
                     "started_at": datetime(2024, 3, 1), "superseded_by": "new",
