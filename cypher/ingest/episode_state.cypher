@@ -12,5 +12,5 @@ RETURN coalesce(c.episode_operations, 0) AS operations, c.reorganised_at AS reor
        COLLECT {
          MATCH (a:Episode {space: $space, conversation_id: $conversation_id})
                -[r:RELATED|SUPERSEDED_BY]->(b:Episode)
-         RETURN type(r) + ' ' + a.id + ' ' + b.id
+         RETURN {type: type(r), a: a.id, b: b.id}
        } AS edges;

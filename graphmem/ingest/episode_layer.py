@@ -111,9 +111,10 @@ class EpisodeLayer(Layer[EpisodePayload]):
         replaced = self._supersessions(units, payload.fallbacks)
         payload.related = [{"a": ids[i], "b": ids[j], "score": s} for i, j, s in pairs]
         payload.superseded = [{"old": ids[i], "new": ids[j]} for i, j in replaced.items()]
-        edges = ({f"RELATED {r['a']} {r['b']}" for r in payload.related}
-                 | {f"SUPERSEDED_BY {r['old']} {r['new']}" for r in payload.superseded})
-        operations = state["operations"] + len(edges - set(state["edges"]))
+        edges = ({("RELATED", r["a"], r["b"]) for r in payload.related}
+                 | {("SUPERSEDED_BY", r["old"], r["new"]) for r in payload.superseded})
+        stored_edges = {(e["type"], e["a"], e["b"]) for e in state["edges"]}
+        operations = state["operations"] + len(edges - stored_edges)
         payload.reorganised = operations >= self.config.reorganise_after
         payload.operations = 0 if payload.reorganised else operations
         merged = (duplicates(units, self.config, set(replaced)) if payload.reorganised else

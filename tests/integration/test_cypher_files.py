@@ -669,8 +669,8 @@ def _link_episodes(store: GraphStore, space: str, memory: Memory) -> None:
     assert row == {"operations": 7}
     [state] = store.read("ingest/episode_state", space=space, conversation_id=cid)
     assert state["operations"] == 7 and state["reorganised_at"] is None
-    assert {f"RELATED {a['id']} {b['id']}", f"SUPERSEDED_BY {a['id']} {b['id']}"} <= set(
-        state["edges"])
+    assert {"type": "RELATED", "a": a["id"], "b": b["id"]} in state["edges"]
+    assert {"type": "SUPERSEDED_BY", "a": a["id"], "b": b["id"]} in state["edges"]
     rows = {r["id"]: r for r in _episodes(store, space, "Pepper fact", memory)}
     assert rows[a["id"]]["superseded_by"] == b["id"]  # the merged unit c is not searched
     store.write("ingest/link_episodes", space=space, conversation_id=cid, related=[],
