@@ -10,12 +10,10 @@ question names. Writes JSON and a Markdown table (recall by category at each bud
 
 from __future__ import annotations
 
-import argparse
 import json
-from pathlib import Path
 from typing import Any
 
-from mms_ablation import table
+from mms_ablation import ablation_parser, table
 
 from graphmem.client import Memory
 from graphmem.config import Settings
@@ -23,7 +21,6 @@ from graphmem.eval.runner import EvalOptions, run_retrieval_eval
 from graphmem.retrieve.cast import CastSearch
 from graphmem.retrieve.registry import RECIPES, Recipe, register
 
-ROOT = Path(__file__).resolve().parent.parent
 VARIANTS: dict[str, tuple[str, dict[str, Any]]] = {
     "semantic list alone": ("cast-fill", {"k_scenes": 0}),
     "paper's fusion (cast-fill)": ("cast-fill", {}),
@@ -33,13 +30,8 @@ VARIANTS: dict[str, tuple[str, dict[str, Any]]] = {
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--data", type=Path,
-                        default=ROOT.parent / "shared/data/locomo/locomo_dev.json")
-    parser.add_argument("--limit", type=int, default=300)
-    parser.add_argument("--budgets", default="1000,2000")
+    parser = ablation_parser("cast_ablation.json")
     parser.add_argument("--only", action="append", help="variant names to run (default: all)")
-    parser.add_argument("--out", type=Path, default=Path("cast_ablation.json"))
     args = parser.parse_args()
     budgets = [int(b) for b in args.budgets.split(",")]
     results: dict[str, Any] = {}

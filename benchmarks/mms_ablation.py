@@ -39,14 +39,20 @@ VARIANTS: dict[str, tuple[dict[str, str], dict[str, Any]]] = {
 }
 
 
-def main() -> None:
+def ablation_parser(out: str) -> argparse.ArgumentParser:
+    """The options every LoCoMo ablation script takes (data, sample, budgets, output)."""
     parser = argparse.ArgumentParser()
     parser.add_argument("--data", type=Path,
                         default=ROOT.parent / "shared/data/locomo/locomo_dev.json")
     parser.add_argument("--limit", type=int, default=300)
     parser.add_argument("--budgets", default="1000,2000")
+    parser.add_argument("--out", type=Path, default=Path(out))
+    return parser
+
+
+def main() -> None:
+    parser = ablation_parser("mms_ablation.json")
     parser.add_argument("--turns", action="store_true", help="measure mms-turns instead")
-    parser.add_argument("--out", type=Path, default=Path("mms_ablation.json"))
     args = parser.parse_args()
     budgets = [int(b) for b in args.budgets.split(",")]
     results: dict[str, Any] = {}

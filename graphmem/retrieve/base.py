@@ -54,6 +54,11 @@ class Query:
         return lucene_terms(self.text)
 
     @cached_property
+    def entities(self) -> list[str]:
+        """The named entities spaCy finds in the question, each once, in order."""
+        return list(dict.fromkeys(e.text for e in nlp()(self.text).ents))
+
+    @cached_property
     def mentions(self) -> list[str]:
         """Entities and noun phrases, normalised like stored arguments."""
         return list(arguments_of(nlp()(self.text)[:]))

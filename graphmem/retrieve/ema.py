@@ -21,8 +21,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from graphmem.models import Hit
-from graphmem.nlp import nlp
-from graphmem.retrieve.base import RetrievalContext, SpaceState, Strategy, hits_for
+from graphmem.retrieve.base import Query, RetrievalContext, SpaceState, Strategy, hits_for
 from graphmem.text import format_date, native_datetime
 
 
@@ -37,10 +36,9 @@ class EMAConfig:
     oversample: float = 1.5
 
 
-def caller_query(question: str) -> str:
+def caller_query(query: Query) -> str:
     """The question with its named entities appended (EMA's structured query)."""
-    names = list(dict.fromkeys(e.text for e in nlp()(question).ents))
-    return f"{question} {' '.join(names)}" if names else question
+    return f"{query.text} {' '.join(query.entities)}" if query.entities else query.text
 
 
 def render(row: dict[str, Any], annotate: bool = True) -> str:
@@ -88,7 +86,7 @@ class EMASearch(Strategy[EMAConfig]):
         plan = state.vector(k, c.oversample)
         if plan is None:
             return []
-        text = caller_query(ctx.query.text) if c.entities else ctx.query.text
+        text = caller_query(ctx.query) if c.entities else ctx.query.text
         embedding = (ctx.query.embedding if text == ctx.query.text
                      else [float(x) for x in ctx.embedder.embed([text])[0]])
         rows = ctx.store.read("retrieve/episodes_vector", space=state.space,
