@@ -28,7 +28,8 @@ from neo4j.exceptions import ClientError
 from graphmem.store import GraphStore
 
 PREFIX = "graphmem-ppr-"
-ATTEMPTS = 5
+ATTEMPTS = 8  # a projection evicted between claim and run is made again; under heavy churn
+#              (tests: grace 1 s, 9 searchers) five attempts were once not enough
 TOUCHES = 10  # a projection in use has its use recorded this many times per grace period
 
 
