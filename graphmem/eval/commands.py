@@ -150,6 +150,40 @@ def calibrate_segmenter(data: Path, q: float, out: Path | None) -> None:
         click.echo(f"  {name:>18} {weight:+.3f}")
 
 
+@eval_group.command("train-ranker")
+@click.option("--locomo", type=DATA, multiple=True, help="LoCoMo file(s).")
+@click.option("--longmemeval", type=DATA, multiple=True,
+              help="LongMemEval file(s): oracle, S (a question in both is held out in both).")
+@click.option("--folds", type=click.IntRange(2, 20), default=5, show_default=True,
+              help="Folds of whole conversations held out for validation.")
+@click.option("--ablate/--no-ablate", default=True, show_default=True,
+              help="Also measure each feature family's worth and a gradient-boosted model.")
+@click.option("--out", type=OUT, default=None,
+              help="Ranker file (.json; default: the one graphmem ships).")
+@friendly_errors
+def train_ranker(locomo: tuple[Path, ...], longmemeval: tuple[Path, ...], folds: int,
+                 ablate: bool, out: Path | None) -> None:
+    """Train the `graphmem` strategy's ranker on development splits, validated on whole
+    conversations held out; the spaces are ingested (and reused) as `graphmem eval` does."""
+    from graphmem.client import Memory
+    from graphmem.eval.ranker_training import collect, train
+    from graphmem.retrieve.ranker import SHIPPED
+
+    if not locomo and not longmemeval:
+        raise click.UsageError("give --locomo, --longmemeval or both")
+    with Memory(progress=True) as memory:
+        samples = [s for dataset, files in (("locomo", locomo), ("longmemeval", longmemeval))
+                   for path in files for s in collect(memory, dataset, path, click.echo)]
+    target = out or SHIPPED
+    sources = [p.name for p in (*locomo, *longmemeval)]
+    metrics = train(samples, folds, target, sources, click.echo, ablate)
+    click.echo(f"wrote {target}: gamma {metrics['gamma']}, evidence reached by the "
+               f"candidates {metrics['evidence_reached']:.1%}")
+    for split, recall in metrics["out_of_fold"].items():
+        click.echo(f"  out of fold, {split}: " + ", ".join(
+            f"@{b} {100 * r:.1f}%" for b, r in recall.items()))
+
+
 @eval_group.command("train-memdecider")
 @click.option("--locomo", type=DATA, default=None, help="LoCoMo file: evidence turns are positive.")
 @click.option("--longmemeval", type=DATA, default=None,

@@ -54,14 +54,19 @@ class Query:
         return lucene_terms(self.text)
 
     @cached_property
+    def doc(self) -> Any:
+        """The question parsed by spaCy (once)."""
+        return nlp()(self.text)
+
+    @cached_property
     def entities(self) -> list[str]:
         """The named entities spaCy finds in the question, each once, in order."""
-        return list(dict.fromkeys(e.text for e in nlp()(self.text).ents))
+        return list(dict.fromkeys(e.text for e in self.doc.ents))
 
     @cached_property
     def mentions(self) -> list[str]:
         """Entities and noun phrases, normalised like stored arguments."""
-        return list(arguments_of(nlp()(self.text)[:]))
+        return list(arguments_of(self.doc[:]))
 
 
 @dataclass(frozen=True)
@@ -116,6 +121,7 @@ class Strategy(ABC, Generic[C]):
     """A named, configured way of turning a question into ranked hits of one space."""
 
     needs: ClassVar[tuple[str, ...]] = ("turns",)  # layers the space must hold
+    uses: ClassVar[tuple[str, ...]] = ()  # layers used where the space holds them
     config_type: ClassVar[type[Any]]  # the dataclass of its options
 
     def __init__(self, name: str, config: C) -> None:
@@ -125,10 +131,12 @@ class Strategy(ABC, Generic[C]):
     def search(self, ctx: RetrievalContext, space: str, budget: int) -> list[Hit]:
         """Hits for ``ctx.query`` from ``space`` only, enough to fill ``budget`` tokens;
         none for a space that holds nothing."""
-        state = space_state(ctx.store, space, self.needs)
+        state = space_state(ctx.store, space, self.needs + self.uses)
         if state.sessions == 0:
             return []
         for layer, lacking in state.missing.items():
+            if layer not in self.needs:
+                continue
             raise MissingLayerError(
                 f"strategy {self.name!r} needs the {layer!r} layer, which {lacking} of the "
                 f"{state.sessions} sessions of space {space!r} lack; add it with: "
@@ -140,4 +148,5 @@ class Strategy(ABC, Generic[C]):
         """The strategy itself: ranked hits of ``state.space``."""
 
     def describe(self) -> dict[str, Any]:
-        return {"name": self.name, "needs": list(self.needs), "config": vars(self.config)}
+        return {"name": self.name, "needs": list(self.needs), "uses": list(self.uses),
+                "config": vars(self.config)}

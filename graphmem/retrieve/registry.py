@@ -18,6 +18,7 @@ from graphmem.retrieve.cast import CastSearch
 from graphmem.retrieve.ema import EMASearch
 from graphmem.retrieve.emem import EMemSearch
 from graphmem.retrieve.esmem import ESMemSearch
+from graphmem.retrieve.fused import FusedSearch
 from graphmem.retrieve.mms import MMSSearch
 from graphmem.retrieve.turns import TurnSearch
 
@@ -32,6 +33,8 @@ class Recipe:
 
 
 RECIPES: dict[str, Recipe] = {
+    "graphmem": Recipe(FusedSearch, {}, "ours: every layer's candidates, one learned ranking, "
+                       "packed by evidence per token with one date header per session"),
     "turns": Recipe(TurnSearch, {}, "BM25 and dense search over raw turns, fused by rank"),
     "turns-bm25": Recipe(TurnSearch, {"vector": False}, "the BM25 half of `turns`"),
     "turns-vector": Recipe(TurnSearch, {"bm25": False}, "the dense half of `turns`"),

@@ -591,6 +591,18 @@ def _turns_by_id(store: GraphStore, space: str, memory: Memory) -> None:
     assert store.read("retrieve/turns_by_id", space="elsewhere", ids=ids, scores=[0, 0]) == []
 
 
+@case("retrieve/space_turns")
+def _space_turns(store: GraphStore, space: str, memory: Memory) -> None:
+    rows = store.read("retrieve/space_turns", space=space)
+    assert [r["source_id"] for r in rows][:3] == ["s1:1", "s1:2", "s1:3"]
+    assert len(rows) == 17 and [r["session_index"] for r in rows] == sorted(
+        r["session_index"] for r in rows)
+    assert rows[6]["source_id"] == "s2:1" and rows[6]["position"] == 0
+    assert "greyhound" in rows[6]["text"] and rows[6]["started_at"] is not None
+    assert all(0.0 <= r["salience"] <= 1.0 for r in rows)
+    assert store.read("retrieve/space_turns", space="elsewhere") == []
+
+
 def _episode(space: str, key: str, content: str) -> dict[str, Any]:
     return {"id": f"{conversation_id(space, KEY)}#emu~{key}",
             "conversation_id": conversation_id(space, KEY),

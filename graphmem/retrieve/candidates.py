@@ -1,0 +1,138 @@
+"""Candidates for the fused strategy: every layer's retriever, each mapped to the space's turns.
+
+A *source* ranks turns: ``bm25`` (the space's own BM25, :mod:`space_index`) and ``vector``
+(dense) over the raw turns; ``units`` (MMS retrieval units, dense), ``edus`` (EMem
+statements), ``scenes`` (CAST scene summaries), ``events`` (ES-Mem's boundary anchors, event
+windows and summary rerank) and ``episodes`` (EMA units) over the layers built on them. A
+derived unit passes its rank and score to each of its source turns (a turn keeps its best).
+
+A layer that none of the space's sessions hold is skipped; every read of the layers runs in
+one read transaction. Vector reads scan small spaces exactly (``SpaceState.vector``), so no
+source's ranking depends on another tenant's data.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from graphmem.retrieve.base import RetrievalContext, SpaceState
+from graphmem.retrieve.space_index import SpaceTurns
+from graphmem.store import Tx
+
+# each source and the layer it reads ("turns" is always there)
+SOURCES: dict[str, str] = {"bm25": "turns", "vector": "turns", "units": "segments",
+                           "edus": "edus", "scenes": "scenes", "events": "events",
+                           "episodes": "episodes"}
+OPTIONAL_LAYERS = ("segments", "edus", "scenes", "events", "episodes")
+
+
+@dataclass(frozen=True)
+class Pools:
+    """How many items each source fetches (turns, units, statements, scenes, events' turns,
+    episodic units)."""
+
+    turns: int = 100
+    units: int = 30
+    edus: int = 50
+    scenes: int = 8
+    event_turns: int = 100
+    anchors: int = 10  # ES-Mem's k boundaries
+    window: int = 3  # ES-Mem's w
+    alpha: float = 0.7  # ES-Mem's summary weight
+    episodes: int = 20
+    oversample: float = 1.5
+
+    def scaled(self, budget: int, tokens_per_turn: int = 15) -> Pools:
+        """Turn pools deep enough to fill ``budget`` (a turn costs ~15 tokens)."""
+        deep = min(400, max(self.turns, budget // tokens_per_turn))
+        return Pools(deep, self.units, self.edus, self.scenes, max(self.event_turns, deep),
+                     self.anchors, self.window, self.alpha, self.episodes, self.oversample)
+
+
+@dataclass
+class Signals:
+    """Per source, the rank (from 0) and score of each turn it reached, by row of the table."""
+
+    ranks: dict[str, dict[int, tuple[int, float]]] = field(default_factory=dict)
+    sources: tuple[str, ...] = ()  # the sources that ran
+
+    def add(self, source: str, row: int | None, rank: int, score: float) -> None:
+        if row is None:
+            return
+        seen = self.ranks.setdefault(source, {})
+        if row not in seen or seen[row][0] > rank:
+            seen[row] = (rank, score)
+
+    def rows(self) -> set[int]:
+        return {row for found in self.ranks.values() for row in found}
+
+
+def available(state: SpaceState) -> tuple[str, ...]:
+    """The sources this space can feed: a layer counts when some session holds it."""
+    return tuple(s for s, layer in SOURCES.items()
+                 if layer == "turns" or state.missing.get(layer, 0) < state.sessions)
+
+
+def gather(ctx: RetrievalContext, state: SpaceState, table: SpaceTurns, pools: Pools,
+           sources: tuple[str, ...] | None = None) -> Signals:
+    """Run every available source (or those named) for ``ctx.query``."""
+    use = tuple(s for s in available(state) if sources is None or s in sources)
+    signals = Signals(sources=use)
+    at = table.index.get
+    if "bm25" in use:
+        scores = table.bm25(ctx.query.text)
+        order = np.argsort(-scores, kind="stable")[: pools.turns]
+        for rank, i in enumerate(int(i) for i in order if scores[i] > 0):
+            signals.add("bm25", i, rank, float(scores[i]))
+    reads = [s for s in use if s != "bm25"]
+    if not reads:
+        return signals
+    embedding = ctx.query.embedding
+    space = state.space
+
+    def plan(k: int) -> dict[str, Any]:
+        return state.vector(k, pools.oversample) or {"exact": True, "candidates": k}
+
+    def work(tx: Tx) -> dict[str, list[dict[str, Any]]]:
+        out: dict[str, list[dict[str, Any]]] = {}
+        common = {"space": space, "embedding": embedding}
+        if "vector" in reads:
+            out["vector"] = tx.run("retrieve/turns_vector", **common, k=pools.turns,
+                                   **plan(pools.turns))
+        if "units" in reads:
+            out["units"] = tx.run("retrieve/mms_units", **common, query="", bm25=False,
+                                  k=pools.units, rrf_k=60, **plan(pools.units))
+        if "edus" in reads:
+            out["edus"] = tx.run("retrieve/edus_vector", **common, k=pools.edus,
+                                 **plan(pools.edus))
+        if "scenes" in reads:
+            out["scenes"] = tx.run("retrieve/scenes_vector", **common, k=pools.scenes,
+                                   **plan(pools.scenes))
+        if "events" in reads:
+            out["events"] = tx.run("retrieve/esmem_turns", **common, k=pools.anchors,
+                                   **plan(pools.anchors), w=pools.window, alpha=pools.alpha,
+                                   beta=0.5, limit=pools.event_turns)
+        if "episodes" in reads:
+            out["episodes"] = tx.run("retrieve/episodes_vector", **common, k=pools.episodes,
+                                     **plan(pools.episodes))
+        return out
+
+    found = ctx.store.read_tx(work)
+    for rank, row in enumerate(found.get("vector", [])):
+        signals.add("vector", at(row["id"]), rank, float(row["score"]))
+    for rank, row in enumerate(found.get("edus", [])):
+        for turn in row["turn_ids"]:
+            signals.add("edus", at(turn), rank, float(row["score"]))
+    for source, key in (("units", "turns"), ("episodes", "turns")):
+        for rank, row in enumerate(found.get(source, [])):
+            for turn in row[key]:
+                signals.add(source, at(turn["id"]), rank, float(row["score"]))
+    for rank, row in enumerate(found.get("scenes", [])):
+        for turn in row["turn_ids"]:
+            signals.add("scenes", at(turn), rank, float(row["score"]))
+    for rank, row in enumerate(found.get("events", [])):  # the event's summary score
+        signals.add("events", at(row["id"]), rank, float(row["s_event"]))
+    return signals

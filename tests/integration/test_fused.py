@@ -1,0 +1,96 @@
+"""Strategy `graphmem` on the real Neo4j: the answer within a small budget, one date header per
+session, every layer the space holds used (and a space with raw turns only still served), and
+rankings that do not move when another tenant adds data, where Lucene's BM25 scores do."""
+
+from __future__ import annotations
+
+import json
+import re
+import uuid
+from pathlib import Path
+
+from graphmem.client import Memory
+from graphmem.retrieve.base import Query, RetrievalContext, space_state
+from graphmem.retrieve.candidates import OPTIONAL_LAYERS, Pools, gather
+from graphmem.retrieve.packing import count_tokens
+from graphmem.retrieve.space_index import SPACE_TURNS
+
+from helpers import SAMPLE
+
+HEADER = re.compile(r"^\[\d{1,2} \w+ \d{4}\]$", re.MULTILINE)
+
+
+def test_answers_within_a_small_budget_with_one_header_per_session(memory: Memory,
+                                                                  space: str) -> None:
+    memory.ingest(SAMPLE, space=space)
+    result = memory.search("What breed of dog did Maya adopt?", space=space,
+                           strategy="graphmem", budget=60)
+    assert "Maya: Big news: we adopted a dog last Saturday! A three-year-old greyhound" \
+        in result.context
+    assert 0 < result.context_tokens <= 60 and count_tokens(result.context) == \
+        result.context_tokens
+    sessions = {h.session_id for h in result.hits}
+    assert len(HEADER.findall(result.context)) == len(sessions) >= 1
+    assert result.included == [h.id for h in result.hits]
+    assert len({h.id for h in result.hits}) == len(result.hits)
+    assert all(len(h.source_ids) == 1 and h.kind == "turn" for h in result.hits)
+    # time order: sessions, then turns as spoken
+    starts = [h.started_at for h in result.hits]
+    assert starts == sorted(starts)  # type: ignore[type-var]
+    big = memory.search("What breed of dog did Maya adopt?", space=space,
+                        strategy="graphmem", budget=4000)
+    assert len(big.hits) == 17 and len(HEADER.findall(big.context)) == 3  # the whole space
+
+
+def test_every_layer_the_space_holds_feeds_candidates(memory: Memory, space: str,
+                                                      tmp_path: Path) -> None:
+    memory.ingest(SAMPLE, space=space)
+    query = Query("How did Jonas's knee hold up in Lisbon?", memory.embedder)
+    ctx = RetrievalContext(memory.store, memory.embedder, query)
+    state = space_state(memory.store, space, ("turns", *OPTIONAL_LAYERS))
+    signals = gather(ctx, state, SPACE_TURNS.get(memory.store, state), Pools())
+    assert set(signals.sources) == {"bm25", "vector", "units", "edus", "scenes", "events",
+                                    "episodes"}
+    assert all(signals.ranks.get(s) for s in ("bm25", "vector", "edus", "units", "scenes"))
+    # a space of raw turns only: the layers' sources are skipped, the search still answers
+    bare = Memory(memory.settings.model_copy(update={"ingest_layers": ""}),
+                  store=memory.store, embedder=memory.embedder)
+    other = f"{space}-bare"
+    try:
+        bare.ingest(SAMPLE, space=other)
+        state = space_state(memory.store, other, ("turns", *OPTIONAL_LAYERS))
+        assert gather(ctx, state, SPACE_TURNS.get(memory.store, state), Pools()).sources == (
+            "bm25", "vector")
+        found = memory.search("What breed of dog did Maya adopt?", space=other,
+                              strategy="graphmem", budget=60)
+        assert "greyhound" in found.context
+    finally:
+        memory.delete_space(other)
+
+
+def test_rankings_do_not_depend_on_other_tenants(memory: Memory, space: str,
+                                                 tmp_path: Path) -> None:
+    memory.ingest(SAMPLE, space=space)
+    questions = ["How far does Jonas run on Sundays?", "What did Maya make in pottery class?",
+                 "Where is the rescue dog from?"]
+
+    def rankings(strategy: str) -> list[list[tuple[str, float]]]:
+        return [[(h.id, round(h.score, 6)) for h in memory.search(
+            q, space=space, strategy=strategy, budget=120).hits] for q in questions]
+
+    before, lucene_before = rankings("graphmem"), rankings("turns-bm25")
+    data = json.loads(SAMPLE.read_text())  # another tenant talks a lot about running
+    data["conversations"][0]["sessions"] = [
+        {"id": f"x{i}", "started_at": f"2024-0{1 + i % 9}-01T10:00:00",
+         "turns": [{"speaker": "Ana", "text": f"Running on Sundays again, {i} kilometres."},
+                   {"speaker": "Ben", "text": "Pottery and a rescue dog sound nicer."}]}
+        for i in range(40)]
+    path = tmp_path / "other.json"
+    path.write_text(json.dumps(data))
+    other = f"test-other-{uuid.uuid4().hex[:8]}"
+    try:
+        memory.ingest(path, space=other)
+        assert rankings("graphmem") == before
+        assert rankings("turns-bm25") != lucene_before  # Lucene's statistics are global
+    finally:
+        memory.delete_space(other)

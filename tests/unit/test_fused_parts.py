@@ -1,0 +1,148 @@
+"""The fused strategy's parts without a database: the space's own BM25, features, packing with
+one date header per session, the ranker file, and the training folds and fit."""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from graphmem.errors import ConfigurationError
+from graphmem.eval.ranker_training import Sample, fit, folds_of, out_of_fold, recall
+from graphmem.retrieve.candidates import SOURCES, Signals
+from graphmem.retrieve.features import FAMILIES, FEATURES, Asked, candidate_rows, matrix
+from graphmem.retrieve.fused import packing_inputs, render, select
+from graphmem.retrieve.packing import count_tokens, pack
+from graphmem.retrieve.ranker import SHIPPED, from_json, load_ranker
+from graphmem.retrieve.space_index import SpaceTurns, TurnRow
+
+
+def table(*sessions: list[tuple[str, str]]) -> SpaceTurns:
+    rows = []
+    for s, turns in enumerate(sessions):
+        for i, (speaker, text) in enumerate(turns):
+            rows.append(TurnRow(f"t{s}-{i}", speaker, text, None, f"D{s}:{i}", i, 0.1 * i,
+                                f"s{s}", s, datetime(2024, 3, 1 + s), None))
+    return SpaceTurns(rows)
+
+
+SPACE = table(
+    [("Maya", "We adopted a greyhound called Pepper."), ("Jonas", "Where is she from?"),
+     ("Maya", "A rescue in Bristol."), ("Jonas", "I run on Sundays.")],
+    [("Jonas", "My knee hurts after the long run."), ("Maya", "Rest it for a week!")],
+)
+
+
+def test_bm25_uses_the_spaces_own_statistics_and_stems() -> None:
+    scores = SPACE.bm25("Which dogs did they adopt?")
+    assert int(np.argmax(scores)) == 0 and scores[0] > 0  # "adopt" matches "adopted"
+    assert np.count_nonzero(scores) == 1
+    bigger = SpaceTurns([*SPACE.rows, *table([("Ana", "adopted adopted adopted")]).rows[:1]])
+    # another document holding the term lowers its idf: scores are the table's own
+    assert bigger.bm25("adopt")[0] < SPACE.bm25("adopt")[0]
+    assert not SPACE.bm25("the of and").any()
+
+
+def test_neighbours_stay_in_their_session() -> None:
+    assert SPACE.neighbour(0, -1) is None and SPACE.neighbour(0, 1) == 1
+    assert SPACE.neighbour(3, 1) is None and SPACE.neighbour(4, -1) is None
+
+
+def test_features_follow_sources_neighbours_persons_dates_and_type() -> None:
+    signals = Signals(sources=("bm25", "vector"))
+    signals.add("bm25", 2, 0, 8.0)
+    signals.add("vector", 2, 3, 0.6)
+    signals.add("vector", 2, 1, 0.7)  # a better rank for the same turn wins
+    asked = Asked(persons=("maya",), spans=((datetime(2024, 3, 1), datetime(2024, 3, 2)),),
+                  when=True, count=False)
+    rows = candidate_rows(SPACE, signals)
+    assert rows == [1, 2, 3]  # the reached turn and its neighbours in the session
+    x = matrix(SPACE, signals, asked, rows)
+    col = {n: i for i, n in enumerate(FEATURES)}
+    reached, before = x[1], x[0]
+    assert reached[col["bm25:rr"]] == 1.0 and reached[col["bm25:score"]] == 1.0
+    assert reached[col["vector:rr"]] == pytest.approx(0.5)
+    assert reached[col["sources"]] == 1.0 and before[col["sources"]] == 0.0
+    assert before[col["next:depth"]] == 1.0 and before[col["prev:depth"]] == 0.0
+    assert reached[col["prev:question"]] == 1.0 and before[col["self:question"]] == 1.0
+    assert reached[col["speaker_named"]] == 1.0 and before[col["speaker_named"]] == 0.0
+    assert all(x[:, col["date_match"]] == 1.0)  # session 0 lies on the day named
+    assert x[2][col["when_x_time"]] == 0.0 and x[2][col["count_x_number"]] == 0.0
+    assert reached[col["salience"]] == pytest.approx(0.2)
+    assert set(FEATURES) == {c for cols in FAMILIES.values() for c in cols}
+    assert {f"{s}:rr" for s in SOURCES} <= set(FEATURES)
+
+
+def test_packing_spends_one_header_per_session_and_respects_the_budget() -> None:
+    rows = [0, 2, 4, 5]
+    costs, heads, sessions = packing_inputs(SPACE, rows)
+    assert heads == [count_tokens("[1 March 2024]")] * 2 + [count_tokens("[2 March 2024]")] * 2
+    p = np.asarray([0.9, 0.8, 0.7, 0.1])
+    budget = costs[0] + costs[1] + heads[0] + costs[2] + heads[2]
+    chosen = select(costs, heads, sessions, p, budget, gamma=0.0)
+    assert chosen == [0, 1, 2]  # two sessions, two headers; the fourth does not fit
+    hits = render(SPACE, [(rows[n], float(p[n])) for n in chosen])
+    packed = pack(hits, budget)
+    assert packed.included == [h.id for h in hits] and packed.tokens == budget
+    assert packed.context.count("[1 March 2024]") == 1 and "[2 March 2024]" in packed.context
+    assert packed.context.splitlines()[1] == "Maya: We adopted a greyhound called Pepper."
+    assert all(len(h.source_ids) == 1 for h in hits)
+    # without headers every line carries its day and costs it
+    flat = render(SPACE, [(rows[n], float(p[n])) for n in chosen], headers=False)
+    assert flat[1].text == "[1 March 2024] Maya: A rescue in Bristol."
+    # gamma 1 prefers evidence per token: a short turn over a longer, likelier one
+    short = select([20, 4], [0, 0], ["a", "a"], np.asarray([0.5, 0.3]), 20, gamma=1.0)
+    assert short[0] == 1
+
+
+def test_ranker_file_round_trips_and_refuses_what_it_cannot_read(tmp_path: Path) -> None:
+    samples = toy_samples()
+    ranker = fit(samples, list(range(len(FEATURES))))
+    path = tmp_path / "r.json"
+    ranker.save(path)
+    again = load_ranker(str(path))
+    x = samples[0].x
+    assert np.allclose(again.probabilities(x), ranker.probabilities(x), atol=1e-5)
+    data = json.loads(path.read_text())
+    with pytest.raises(ConfigurationError, match="does not compute"):
+        from_json({**data, "features": ["nonsense", *data["features"][1:]]})
+    with pytest.raises(ConfigurationError, match="not a fusion ranker"):
+        from_json({**data, "coef": data["coef"][:-1]})
+
+
+def test_shipped_ranker_loads_offline_with_held_out_metrics() -> None:
+    ranker = load_ranker(None)
+    assert ranker.features == FEATURES and SHIPPED.stat().st_size < 50_000
+    m = ranker.metrics
+    assert m["folds"] >= 2 and m["questions"] > 100
+    for split in m["trained_on"]:
+        assert 0.0 < m["out_of_fold"][split]["1000"] <= m["out_of_fold"][split]["2000"] <= 1.0
+
+
+def toy_samples() -> list[Sample]:
+    """Ten conversations of two questions each; evidence is what the bm25 source ranks high."""
+    rng = np.random.default_rng(0)
+    col = FEATURES.index("bm25:rr")
+    out = []
+    for conv in range(10):
+        for _ in range(2):
+            x = rng.random((30, len(FEATURES))).astype(np.float32)
+            y = (x[:, col] > 0.8).astype(np.int8)
+            out.append(Sample("locomo", "dev.json", f"c{conv}", "single-hop", x, y,
+                              [10] * 30, [0] * 30, ["s"] * 30, max(1, int(y.sum()))))
+    return out
+
+
+def test_training_holds_conversations_out_and_learns_a_signal() -> None:
+    samples = toy_samples()
+    fold = folds_of(samples, 5)
+    assert all(fold[i] == fold[i + 1] for i in range(0, 20, 2))  # a conversation stays whole
+    assert sorted(set(fold.tolist())) == [0, 1, 2, 3, 4]
+    scores = out_of_fold(samples, fold, list(range(len(FEATURES))))
+    learned = np.mean([recall(s, p, 120, 0.0) for s, p in zip(samples, scores, strict=True)])
+    shuffled = np.mean([recall(s, np.random.default_rng(1).random(30), 120, 0.0)
+                        for s in samples])
+    assert learned > 0.9 > shuffled + 0.3
