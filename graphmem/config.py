@@ -114,7 +114,7 @@ class Settings(BaseSettings):
         "trigger its reorganisation (re-embedding, merging near-duplicates)")
 
     # --- retrieval defaults ---
-    default_strategy: str = "turns"
+    default_strategy: str = "graphmem"
     default_budget: int = 1000
     max_projections: int = Field(
         default=8, description="GDS graph projections kept when none is in use (a soft cap)")

@@ -158,11 +158,14 @@ def calibrate_segmenter(data: Path, q: float, out: Path | None) -> None:
               help="Folds of whole conversations held out for validation.")
 @click.option("--ablate/--no-ablate", default=True, show_default=True,
               help="Also measure each feature family's worth and a gradient-boosted model.")
+@click.option("--limit", type=click.IntRange(min=1), default=None,
+              help="Per LongMemEval file, the sample of N questions `graphmem eval` takes.")
+@click.option("--seed", type=int, default=0, show_default=True)
 @click.option("--out", type=OUT, default=None,
               help="Ranker file (.json; default: the one graphmem ships).")
 @friendly_errors
 def train_ranker(locomo: tuple[Path, ...], longmemeval: tuple[Path, ...], folds: int,
-                 ablate: bool, out: Path | None) -> None:
+                 ablate: bool, limit: int | None, seed: int, out: Path | None) -> None:
     """Train the `graphmem` strategy's ranker on development splits, validated on whole
     conversations held out; the spaces are ingested (and reused) as `graphmem eval` does."""
     from graphmem.client import Memory
@@ -172,8 +175,9 @@ def train_ranker(locomo: tuple[Path, ...], longmemeval: tuple[Path, ...], folds:
     if not locomo and not longmemeval:
         raise click.UsageError("give --locomo, --longmemeval or both")
     with Memory(progress=True) as memory:
-        samples = [s for dataset, files in (("locomo", locomo), ("longmemeval", longmemeval))
-                   for path in files for s in collect(memory, dataset, path, click.echo)]
+        samples = [s for path in locomo for s in collect(memory, "locomo", path, click.echo)]
+        samples += [s for path in longmemeval for s in collect(
+            memory, "longmemeval", path, click.echo, limit=limit, seed=seed)]
     target = out or SHIPPED
     sources = [p.name for p in (*locomo, *longmemeval)]
     metrics = train(samples, folds, target, sources, click.echo, ablate)

@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from graphmem.eval.runner import ingest_spaces, load_questions, space_prefix
+from graphmem.eval.runner import ingest_spaces, load_questions, sample, space_prefix
 from graphmem.retrieve import candidates as candidates_module
 from graphmem.retrieve import features as features_module
 from graphmem.retrieve.base import Query, RetrievalContext, space_state
@@ -62,14 +62,18 @@ def _version(prefix: str) -> str:
 
 
 def collect(memory: Any, dataset: str, data: Path, log: Log = lambda _: None,
-            budget: int = max(BUDGETS)) -> list[Sample]:
-    """The labelled candidates of every question with evidence in ``data`` (cached on disk
-    beside the evaluation ledger, keyed on the spaces and the feature code)."""
+            budget: int = max(BUDGETS), limit: int | None = None,
+            seed: int = 0) -> list[Sample]:
+    """The labelled candidates of every question with evidence in ``data`` (or of the sample
+    ``graphmem eval --limit N --seed S`` takes), cached on disk beside the evaluation ledger,
+    keyed on the spaces, the sample and the feature code."""
     from tqdm import tqdm
 
-    questions = [q for q in load_questions(dataset, data) if q.evidence]  # type: ignore[arg-type]
+    asked = sample(load_questions(dataset, data), limit, seed)  # type: ignore[arg-type]
+    questions = [q for q in asked if q.evidence]
     prefix = space_prefix(dataset, data, memory)  # type: ignore[arg-type]
-    cache = memory.settings.cache_dir / "ranker" / f"{prefix}-{_version(prefix)}.pkl"
+    name = f"{prefix}-{_version(prefix)}" + (f"-{limit}-{seed}" if limit else "")
+    cache = memory.settings.cache_dir / "ranker" / f"{name}.pkl"
     if cache.exists():
         log(f"{dataset}: candidates from {cache}")
         return pickle.loads(cache.read_bytes())  # type: ignore[no-any-return]
@@ -123,8 +127,9 @@ def fit(samples: Sequence[Sample], columns: Sequence[int], c: float = 1.0) -> Ra
                   float(model.intercept_[0]))
 
 
-def recall(sample: Sample, p: np.ndarray, budget: int, gamma: float) -> float:
-    chosen = select(sample.costs, sample.heads, sample.sessions, p, budget, gamma)
+def recall(sample: Sample, p: np.ndarray, budget: int, gamma: float,
+           headers: bool = True) -> float:
+    chosen = select(sample.costs, sample.heads, sample.sessions, p, budget, gamma, headers)
     return float(sample.y[chosen].sum()) / sample.evidence if chosen else 0.0
 
 
@@ -156,12 +161,12 @@ def _fit_gbm(train: Sequence[Sample], columns: Sequence[int]) -> Any:
 
 
 def recalls(samples: Sequence[Sample], scores: Sequence[np.ndarray], gamma: float,
-            mask: Sequence[bool] | None = None) -> dict[str, float]:
+            mask: Sequence[bool] | None = None, headers: bool = True) -> dict[str, float]:
     """Mean recall at each budget over the questions ``mask`` keeps (all by default)."""
     keep = mask if mask is not None else [True] * len(samples)
     out = {}
     for budget in BUDGETS:
-        values = [recall(s, p, budget, gamma)
+        values = [recall(s, p, budget, gamma, headers)
                   for s, p, k in zip(samples, scores, keep, strict=True) if k]
         out[str(budget)] = round(statistics.fmean(values), 4) if values else float("nan")
     return out
@@ -191,6 +196,8 @@ def train(samples: Sequence[Sample], folds: int, out: Path, sources: list[str],
             d: recalls(samples, oof, gamma, of[d]) for d in datasets}},
         "per_fold": {str(k): recalls(samples, oof, gamma, (fold == k).tolist())
                      for k in range(folds)},
+        "day_on_every_line": {d: recalls(samples, oof, gamma, of[d], headers=False)
+                              for d in datasets},
     }
     if ablate:
         drop: dict[str, Any] = {}

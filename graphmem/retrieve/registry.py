@@ -61,9 +61,10 @@ RECIPES: dict[str, Recipe] = {
                        "ours: `ema` up to the budget, without the scores in the text"),
 }
 
-# the strategy the demo shows and the README recommends: the best evidence recall measured on
-# LoCoMo dev, on a par with `turns` on LongMemEval oracle, at a low latency (docs/results-mms.md)
-RECOMMENDED = "mms-turns"
+# the strategy the demo shows and the README recommends, also the client's default
+# (GRAPHMEM_DEFAULT_STRATEGY): the best evidence recall measured on every dev split at every
+# budget (docs/results-graphmem.md)
+RECOMMENDED = "graphmem"
 
 
 def register(name: str, recipe: Recipe) -> None:

@@ -6,7 +6,8 @@ so a space's ranking moves when another tenant adds data (LoCoMo recall of `turn
 up to 6 points with LongMemEval in the same database). Here each space has its own index
 (bm25s, Lucene's formula with k1 = 1.2, b = 0.75, English stop words and Porter stems like
 the `english` analyzer), built on first use from one read of the space and rebuilt when the
-space's number of turns or sessions changes. Its scores depend on that space alone.
+space's number of turns or sessions, or the layers its sessions hold, change. Its scores
+depend on that space alone.
 """
 
 from __future__ import annotations
@@ -139,7 +140,7 @@ class SpaceTurnsCache:
 
     def get(self, store: GraphStore, state: SpaceState) -> SpaceTurns:
         key = (store.settings.neo4j_uri, store.database, state.space, state.turns,
-               state.sessions)
+               state.sessions, tuple(sorted(state.missing.items())))
         with self._lock:
             found = self._items.get(key)
             if found is not None:

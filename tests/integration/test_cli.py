@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 from click.testing import CliRunner
@@ -133,5 +134,6 @@ def test_demo_shows_the_recommended_strategy_with_sources(space: str,
     assert f"Strategy: {RECOMMENDED} (" in out
     lines = out.splitlines()
     sources = [i for i, line in enumerate(lines) if line.strip().startswith("<- s")]
-    assert sources and all(lines[i - 1].startswith("[") for i in sources)  # a line, its turns
+    assert sources and all(": " in lines[i - 1] for i in sources)  # a turn's line, its source
+    assert re.search(r"^\[\d+ \w+ 2024\]$", out, re.MULTILINE)  # a session's date header
     assert "greyhound" in out  # what Maya adopted

@@ -32,7 +32,8 @@ def test_the_answering_turn_ranks_first(memory: Memory, sample_space: str, strat
 
 
 def test_context_respects_the_budget_and_rank_order(memory: Memory, sample_space: str) -> None:
-    result = memory.search("How did the Lisbon half marathon go?", space=sample_space, budget=60)
+    result = memory.search("How did the Lisbon half marathon go?", space=sample_space, budget=60,
+                           strategy="turns")
     assert 0 < result.context_tokens <= 60 == result.budget
     assert count_tokens(result.context) == result.context_tokens
     ranked = [h.id for h in result.hits if h.id in set(result.included)]
