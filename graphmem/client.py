@@ -233,8 +233,10 @@ class Memory:
         reply = answer_prompt.STEP.run(
             llm, lambda: answer_prompt.messages(question, result.context, today),
             accept=lambda out: out.answer,
-            # the LLM-free answer: the best memory found, marked as a fallback below
-            fallback=lambda: result.hits[0].text if result.hits else "", notes=why)
+            # the LLM-free answer: the best memory found (the highest score: `graphmem` lists
+            # its hits in time order), marked as a fallback below
+            fallback=lambda: max(result.hits, key=lambda h: h.score).text if result.hits
+            else "", notes=why)
         return Answer(question=question, answer=reply, search=result, model=llm.model,
                       fallback=why[0] if why else None)
 
