@@ -6,13 +6,14 @@ statements), ``scenes`` (CAST scene summaries), ``events`` (ES-Mem's boundary an
 windows and summary rerank) and ``episodes`` (EMA units) over the layers built on them. A
 derived unit passes its rank and score to each of its source turns (a turn keeps its best).
 
-A layer that none of the space's sessions hold is skipped; every read of the layers runs in
-one read transaction. Vector reads scan small spaces exactly (``SpaceState.vector``), so no
-source's ranking depends on another tenant's data.
+A layer that none of the space's sessions hold is skipped; the reads of Neo4j run in two read
+transactions at once (their exact scans are most of a search's time). Vector reads scan small
+spaces exactly (``SpaceState.vector``), so no source's ranking depends on another tenant's data.
 """
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -27,6 +28,8 @@ SOURCES: dict[str, str] = {"bm25": "turns", "vector": "turns", "units": "segment
                            "edus": "edus", "scenes": "scenes", "events": "events",
                            "episodes": "episodes"}
 OPTIONAL_LAYERS = ("segments", "edus", "scenes", "events", "episodes")
+PARALLEL_READS = 2
+COSTLY_FIRST = ("edus", "vector", "events", "units", "scenes", "episodes")  # measured order
 
 
 @dataclass(frozen=True)
@@ -87,7 +90,7 @@ def gather(ctx: RetrievalContext, state: SpaceState, table: SpaceTurns, pools: P
         order = np.argsort(-scores, kind="stable")[: pools.turns]
         for rank, i in enumerate(int(i) for i in order if scores[i] > 0):
             signals.add("bm25", i, rank, float(scores[i]))
-    reads = [s for s in use if s != "bm25"]
+    reads = sorted((s for s in use if s != "bm25"), key=COSTLY_FIRST.index)
     if not reads:
         return signals
     embedding = ctx.query.embedding
@@ -96,31 +99,41 @@ def gather(ctx: RetrievalContext, state: SpaceState, table: SpaceTurns, pools: P
     def plan(k: int) -> dict[str, Any]:
         return state.vector(k, pools.oversample) or {"exact": True, "candidates": k}
 
-    def work(tx: Tx) -> dict[str, list[dict[str, Any]]]:
-        out: dict[str, list[dict[str, Any]]] = {}
+    def statement(source: str) -> tuple[str, dict[str, Any]]:
         common = {"space": space, "embedding": embedding}
-        if "vector" in reads:
-            out["vector"] = tx.run("retrieve/turns_vector", **common, k=pools.turns,
-                                   **plan(pools.turns))
-        if "units" in reads:
-            out["units"] = tx.run("retrieve/mms_units", **common, query="", bm25=False,
-                                  k=pools.units, rrf_k=60, **plan(pools.units))
-        if "edus" in reads:
-            out["edus"] = tx.run("retrieve/edus_vector", **common, k=pools.edus,
-                                 **plan(pools.edus))
-        if "scenes" in reads:
-            out["scenes"] = tx.run("retrieve/scenes_vector", **common, k=pools.scenes,
-                                   **plan(pools.scenes))
-        if "events" in reads:
-            out["events"] = tx.run("retrieve/esmem_turns", **common, k=pools.anchors,
-                                   **plan(pools.anchors), w=pools.window, alpha=pools.alpha,
-                                   beta=0.5, limit=pools.event_turns)
-        if "episodes" in reads:
-            out["episodes"] = tx.run("retrieve/episodes_vector", **common, k=pools.episodes,
-                                     **plan(pools.episodes))
-        return out
+        if source == "vector":
+            return "retrieve/turns_vector", {**common, "k": pools.turns, **plan(pools.turns)}
+        if source == "units":
+            return "retrieve/mms_units", {**common, "query": "", "bm25": False,
+                                          "k": pools.units, "rrf_k": 60, **plan(pools.units)}
+        if source == "edus":
+            return "retrieve/edus_vector", {**common, "k": pools.edus, **plan(pools.edus)}
+        if source == "scenes":
+            return "retrieve/scenes_vector", {**common, "k": pools.scenes,
+                                              **plan(pools.scenes)}
+        if source == "events":
+            return "retrieve/esmem_turns", {**common, "k": pools.anchors,
+                                            **plan(pools.anchors), "w": pools.window,
+                                            "alpha": pools.alpha, "beta": 0.5,
+                                            "limit": pools.event_turns}
+        return "retrieve/episodes_vector", {**common, "k": pools.episodes,
+                                            **plan(pools.episodes)}
 
-    found = ctx.store.read_tx(work)
+    def work(group: list[str]) -> dict[str, list[dict[str, Any]]]:
+        def run(tx: Tx) -> dict[str, list[dict[str, Any]]]:
+            return {source: tx.run(name, **params)
+                    for source in group for name, params in [statement(source)]}
+        return ctx.store.read_tx(run)
+
+    # the scans are the cost: two read transactions at once keep both of Neo4j's cores busy
+    groups = [reads[i::PARALLEL_READS] for i in range(PARALLEL_READS) if reads[i::PARALLEL_READS]]
+    found: dict[str, list[dict[str, Any]]] = {}
+    if len(groups) == 1:
+        found = work(groups[0])
+    else:
+        with ThreadPoolExecutor(max_workers=len(groups)) as pool:
+            for part in pool.map(work, groups):
+                found.update(part)
     for rank, row in enumerate(found.get("vector", [])):
         signals.add("vector", at(row["id"]), rank, float(row["score"]))
     for rank, row in enumerate(found.get("edus", [])):
