@@ -14,6 +14,8 @@ from graphmem.providers.llm import usage_table
 
 DATA = click.Path(exists=True, dir_okay=False, path_type=Path)
 OUT = click.Path(dir_okay=False, path_type=Path)
+FOLDS = click.option("--folds", type=click.IntRange(2, 20), default=5, show_default=True,
+                     help="Folds of whole conversations held out for validation.")
 
 
 def _budgets(ctx: click.Context, param: click.Parameter, value: str) -> list[int]:
@@ -154,8 +156,7 @@ def calibrate_segmenter(data: Path, q: float, out: Path | None) -> None:
 @click.option("--locomo", type=DATA, multiple=True, help="LoCoMo file(s).")
 @click.option("--longmemeval", type=DATA, multiple=True,
               help="LongMemEval file(s): oracle, S (a question in both is held out in both).")
-@click.option("--folds", type=click.IntRange(2, 20), default=5, show_default=True,
-              help="Folds of whole conversations held out for validation.")
+@FOLDS
 @click.option("--ablate/--no-ablate", default=True, show_default=True,
               help="Also measure each feature family's worth and a gradient-boosted model.")
 @click.option("--limit", type=click.IntRange(min=1), default=None,
@@ -192,8 +193,7 @@ def train_ranker(locomo: tuple[Path, ...], longmemeval: tuple[Path, ...], folds:
 @click.option("--locomo", type=DATA, default=None, help="LoCoMo file: evidence turns are positive.")
 @click.option("--longmemeval", type=DATA, default=None,
               help="LongMemEval file: has_answer turns are positive.")
-@click.option("--folds", type=click.IntRange(2, 20), default=5, show_default=True,
-              help="Folds of whole conversations held out for validation.")
+@FOLDS
 @click.option("--rl-epochs", type=click.IntRange(0), default=15, show_default=True,
               help="Stage 2 (REINFORCE) epochs; 0 keeps the supervised model.")
 @click.option("--out", type=OUT, default=None,
