@@ -14,7 +14,7 @@ spaces exactly (``SpaceState.vector``), so no source's ranking depends on anothe
 from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -51,8 +51,7 @@ class Pools:
     def scaled(self, budget: int, tokens_per_turn: int = 15) -> Pools:
         """Turn pools deep enough to fill ``budget`` (a turn costs ~15 tokens)."""
         deep = min(400, max(self.turns, budget // tokens_per_turn))
-        return Pools(deep, self.units, self.edus, self.scenes, max(self.event_turns, deep),
-                     self.anchors, self.window, self.alpha, self.episodes, self.oversample)
+        return replace(self, turns=deep, event_turns=max(self.event_turns, deep))
 
 
 @dataclass

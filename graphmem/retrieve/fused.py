@@ -28,7 +28,7 @@ from graphmem.retrieve.candidates import OPTIONAL_LAYERS, Pools, gather
 from graphmem.retrieve.features import analyse, candidate_rows, matrix
 from graphmem.retrieve.packing import count_tokens
 from graphmem.retrieve.ranker import load_ranker
-from graphmem.retrieve.space_index import SPACE_TURNS, SpaceTurns
+from graphmem.retrieve.space_index import SPACE_TURNS, SpaceTurns, TurnRow
 from graphmem.text import format_date
 
 
@@ -41,10 +41,9 @@ class FusedConfig:
     pools: Pools = field(default_factory=Pools)
 
 
-def header(turn_row: object) -> str:
+def header(turn: TurnRow) -> str:
     """A session's header line: its day, else the date as the input wrote it."""
-    started = getattr(turn_row, "started_at", None)
-    text = format_date(started) or (getattr(turn_row, "date_text", None) or "")
+    text = format_date(turn.started_at) or turn.date_text or ""
     return f"[{text}]" if text else ""
 
 
