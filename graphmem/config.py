@@ -75,6 +75,12 @@ class Settings(BaseSettings):
     max_input_mb: float = Field(default=1024, gt=0,
                                 description="MiB of one input file (once decompressed)")
     write_batch_size: int = 500
+    live_session_gap_minutes: float = Field(
+        default=30.0, gt=0, description="live messages: silence after which the next message "
+        "opens a new session")
+    live_refresh: Literal["session", "manual"] = Field(
+        default="session", description="live messages: when the whole-conversation layers "
+        "(scenes, episodes) catch up: as a session closes, or only on Memory.refresh")
     segments_round: Literal["turn", "pair"] = Field(
         default="turn", description="MMS: a round is one turn, or a turn and its reply")
     segments_retrieval: str = Field(

@@ -1,5 +1,6 @@
 // Character profiles of one conversation: the character's scenes in time order with their
-// role in each, and the profile text; linked to the turns the text quotes.
+// role in each, and the profile text; linked to the turns the text quotes (links to turns
+// it no longer quotes are dropped).
 // Params: $space, $profiles (list of {id, character_id, conversation_id, name, text,
 // scenes: [{id, order, role}], source_ids, source_turn_ids}).
 UNWIND $profiles AS row
@@ -19,6 +20,11 @@ CALL (p, row) {
   MATCH (sc:Scene {id: entry.id, space: $space})
   MERGE (p)-[f:FEATURES]->(sc)
   SET f.order = entry.order, f.role = entry.role
+}
+CALL (p, row) {
+  OPTIONAL MATCH (p)-[stale:FROM_TURN]->(t:Turn)
+  WHERE NOT t.id IN row.source_turn_ids
+  DELETE stale
 }
 CALL (p, row) {
   UNWIND row.source_turn_ids AS turn_id

@@ -89,6 +89,7 @@ def synonym_pairs(new_ids: list[str], new_vectors: np.ndarray, all_ids: list[str
 
 class EduLayer(Layer[EduPayload]):
     name = "edus"
+    scope = "session"
     reads = ("ingest/edu_embedding_hashes", "ingest/space_arguments",
              "ingest/conversation_edus")
     writes = ("ingest/merge_edus", "ingest/merge_arguments", "ingest/link_arguments",

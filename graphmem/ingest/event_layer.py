@@ -134,6 +134,7 @@ def rule_description(before: _EventView | None, after: _EventView, cut_lines: Se
 
 class EventLayer(Layer[EventPayload]):
     name = "events"
+    scope = "session"
     reads = ("ingest/conversation_events",)
     writes = ("ingest/merge_events", "ingest/merge_boundaries", "ingest/set_event_embeddings",
               "ingest/link_events")

@@ -15,7 +15,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Generic, TypeVar
+from typing import Any, ClassVar, Generic, Literal, TypeVar
 
 from graphmem.config import Settings
 from graphmem.errors import ConfigurationError
@@ -86,6 +86,10 @@ class Layer(ABC, Generic[P]):
     writes: ClassVar[tuple[str, ...]] = ()
     prunes: ClassVar[tuple[str, ...]] = ()
     options: ClassVar[tuple[str, ...]] = ()  # Settings fields that change what it writes
+    # "session": its output for a session depends on that session alone (and what is stored),
+    # so live messages rewrite only the open session; "conversation": it reads the whole
+    # conversation and catches up on live messages when a session closes
+    scope: ClassVar[Literal["session", "conversation"]] = "conversation"
 
     def __init__(self, context: LayerContext) -> None:
         self.context = context

@@ -47,6 +47,7 @@ class SegmentPayload:
 class SegmentLayer(Layer[SegmentPayload]):
     name = "segments"
     needs = ("turns", "edus")
+    scope = "session"
     reads = ("ingest/unit_embedding_hashes",)
     writes = ("ingest/merge_units", "ingest/set_unit_embeddings")
     prunes = ("ingest/prune_units",)

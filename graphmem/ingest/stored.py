@@ -9,9 +9,12 @@ from graphmem.store import GraphStore
 from graphmem.text import native_datetime
 
 
-def stored_conversations(store: GraphStore, space: str) -> list[ConversationRecord]:
+def stored_conversations(store: GraphStore, space: str,
+                         conversation_id: str | None = None) -> list[ConversationRecord]:
+    """Every conversation of ``space`` (or the one with ``conversation_id``)."""
     records = []
-    for row in store.read("ingest/conversation_records", space=space):
+    for row in store.read("ingest/conversation_records", space=space,
+                          conversation_id=conversation_id):
         sessions = tuple(
             SessionRecord(key=s["key"], index=s["index"],
                           started_at=native_datetime(s["started_at"]), date_text=s["date_text"],

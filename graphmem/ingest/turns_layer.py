@@ -45,6 +45,7 @@ def turn_ids(space: str, conv: ConversationRecord) -> TurnIds:
 class TurnsLayer(Layer[TurnsPayload]):
     name = "turns"
     needs = ()
+    scope = "session"
     reads = ("ingest/turn_embedding_hashes",)
     writes = ("ingest/merge_conversation", "ingest/merge_sessions", "ingest/merge_turns",
               "ingest/set_turn_embeddings", "ingest/link_turns")

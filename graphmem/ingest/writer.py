@@ -10,7 +10,7 @@ records the layers it holds, so a failure leaves the stored graph exactly as it 
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -92,7 +92,9 @@ class GraphWriter:
         self.layers: list[Layer[Any]] = [LAYERS[name](context) for name in layers]
 
     def write(self, space: str, conversations: Sequence[ConversationRecord],
-              report: IngestReport | None = None) -> IngestReport:
+              report: IngestReport | None = None, *,
+              finish: Callable[[Tx, Job], None] | None = None) -> IngestReport:
+        """Write each conversation in its own transaction; ``finish`` runs last inside it."""
         check_space(space)
         report = report or IngestReport(space=space)
         began = time.perf_counter()
@@ -100,7 +102,7 @@ class GraphWriter:
                    disable=not self.context.progress, leave=False)
         for done, conversation in enumerate(bar):
             try:
-                self._write_one(space, conversation, report)
+                self._write_one(space, conversation, report, finish)
             except Exception as exc:
                 exc.add_note(f"{done} of {len(conversations)} conversations were stored before "
                              f"conversation {conversation.key!r} failed, which was not; running "
@@ -113,7 +115,8 @@ class GraphWriter:
         """A needed layer's hand-off when that layer is not part of this run."""
         return LAYERS[name](self.context).load(job)
 
-    def _write_one(self, space: str, conv: ConversationRecord, report: IngestReport) -> None:
+    def _write_one(self, space: str, conv: ConversationRecord, report: IngestReport,
+                   finish: Callable[[Tx, Job], None] | None = None) -> None:
         job = Job(space, conv, self._load)
         payloads: list[tuple[Layer[Any], Any, float]] = []
         for layer in self.layers:
@@ -128,6 +131,8 @@ class GraphWriter:
                 layer.write(tx, job, payload)
             tx.run("ingest/mark_layers", space=space, session_ids=job.session_ids,
                    layers=written, known=layer_names())
+            if finish is not None:
+                finish(tx, job)
 
         began = time.perf_counter()
         self.context.store.write_tx(work)

@@ -6,6 +6,7 @@ import hashlib
 import os
 import re
 import threading
+from collections import OrderedDict
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
@@ -136,3 +137,45 @@ class HashEmbedder:
             if norm > 0:
                 out[row] /= norm
         return out
+
+
+class MemoEmbedder:
+    """Another embedder with a bounded memory of the texts it embedded last: live messages
+    re-read the open session at every message, and only its new turns need the model."""
+
+    def __init__(self, inner: Embedder, capacity: int = 8192) -> None:
+        self.inner = inner
+        self.capacity = capacity
+        self._memo: OrderedDict[str, Vectors] = OrderedDict()
+        self._lock = threading.Lock()
+
+    @property
+    def name(self) -> str:
+        return self.inner.name
+
+    @property
+    def dimensions(self) -> int:
+        return self.inner.dimensions
+
+    def embed(self, texts: Sequence[str]) -> Vectors:
+        with self._lock:
+            missing = list(dict.fromkeys(t for t in texts if t not in self._memo))
+        if missing:
+            fresh = self.inner.embed(missing)
+            with self._lock:
+                for text, row in zip(missing, fresh, strict=True):
+                    self._memo[text] = row
+                while len(self._memo) > self.capacity:
+                    self._memo.popitem(last=False)
+        with self._lock:
+            rows = []
+            for text in texts:
+                row = self._memo.get(text)
+                if row is None:  # evicted meanwhile by a larger batch: embed it again
+                    row = self.inner.embed([text])[0]
+                else:
+                    self._memo.move_to_end(text)
+                rows.append(row)
+        if not rows:
+            return np.zeros((0, self.dimensions), dtype=np.float32)
+        return np.stack(rows).astype(np.float32, copy=False)

@@ -4,6 +4,7 @@ parameters only, and does what its comment says. A new file without a case here 
 from __future__ import annotations
 
 from collections.abc import Callable
+from datetime import datetime
 from typing import Any
 
 import pytest
@@ -162,13 +163,19 @@ def _mark_layers(store: GraphStore, space: str, memory: Memory) -> None:
 
 @case("ingest/conversation_records")
 def _conversation_records(store: GraphStore, space: str, memory: Memory) -> None:
-    [row] = store.read("ingest/conversation_records", space=space)
+    [row] = store.read("ingest/conversation_records", space=space, conversation_id=None)
     assert row["conversation"] == KEY and [s["key"] for s in row["sessions"]] == ["s1", "s2",
                                                                                    "s3"]
     first = row["sessions"][0]["turns"]
     assert [t["order"] for t in first] == list(range(len(first)))
     assert first[0]["source_id"] == "s1:1" and first[0]["speaker"] == "Maya"
-    assert store.read("ingest/conversation_records", space="elsewhere") == []
+    assert store.read("ingest/conversation_records", space="elsewhere",
+                      conversation_id=None) == []
+    assert store.read("ingest/conversation_records", space=space,
+                      conversation_id=conversation_id(space, "other")) == []
+    [one] = store.read("ingest/conversation_records", space=space,
+                       conversation_id=conversation_id(space, KEY))
+    assert one == row
 
 
 @case("ingest/conversation_edus")
@@ -566,6 +573,10 @@ def _merge_profiles(store: GraphStore, space: str, memory: Memory) -> None:
         RETURN sc.id AS scene, f.role AS role, t.source_id AS turn, p.embedded_hash AS hash""",
         character=profile["character_id"], id=profile["id"])
     assert rows == [{"scene": scene_id, "role": "main", "turn": "s1:4", "hash": "h"}]
+    moved = {**profile, "source_ids": ["s1:2"], "source_turn_ids": [turn_id(space, KEY, "s1:2")]}
+    store.write("ingest/merge_profiles", space=space, profiles=[moved])
+    assert query_rows(store, "MATCH (:Profile {id: $id})-[:FROM_TURN]->(t) "
+                      "RETURN t.source_id AS turn", id=profile["id"]) == [{"turn": "s1:2"}]
 
 
 @case("ingest/prune_scenes")
@@ -704,6 +715,50 @@ def _prune_episodes(store: GraphStore, space: str, memory: Memory) -> None:
     assert [u["id"] for u in left] == ids[:1]
     assert query_rows(store, "MATCH (t:Turn {space: $space}) RETURN count(t) AS n",
                       space=space) == [{"n": 17}]  # the turns stay
+
+
+@case("ingest/live_session")
+def _live_session(store: GraphStore, space: str, memory: Memory) -> None:
+    cid = conversation_id(space, KEY)
+    known = [turn_id(space, KEY, "s1:1"), turn_id(space, KEY, "nope")]
+    [row] = store.read("ingest/live_session", space=space, conversation_id=cid, session=None,
+                       turn_ids=known)
+    assert row["exists"] and row["pending"] == [] and row["last_index"] == 2
+    assert row["session"]["key"] == "s3" and row["session"]["last_message_at"] is None
+    assert [t["order"] for t in row["session"]["turns"]] == list(range(5))
+    assert row["stored_turn_ids"] == known[:1]
+    [named] = store.read("ingest/live_session", space=space, conversation_id=cid,
+                         session="s1", turn_ids=[])
+    assert named["session"]["key"] == "s1" and named["session"]["turns"][0]["text"]
+    [none] = store.read("ingest/live_session", space=space,
+                        conversation_id=conversation_id(space, "other"), session=None,
+                        turn_ids=known)
+    assert (none["exists"], none["last_index"], none["session"]) == (False, -1, None)
+    assert none["stored_turn_ids"] == known[:1]  # ids are global: the caller builds them
+
+
+@case("ingest/mark_live")
+@case("ingest/clear_pending")
+@case("ingest/pending_conversations")
+def _pending(store: GraphStore, space: str, memory: Memory) -> None:
+    cid, sid = conversation_id(space, KEY), session_id(space, KEY, "s3")
+    assert store.read("ingest/pending_conversations", space=space, conversation_id=None) == []
+    for pending in (["scenes"], ["scenes", "episodes"]):
+        [row] = store.write("ingest/mark_live", space=space, conversation_id=cid,
+                            session_id=sid, last_message_at=datetime(2024, 4, 1, 9, 30),
+                            pending=pending)
+        assert row == {"session": sid, "pending": ["scenes", "episodes"][:len(pending)]}
+    assert store.read("ingest/pending_conversations", space=space, conversation_id=cid) == [
+        {"conversation": KEY, "pending": ["scenes", "episodes"]}]
+    assert store.read("ingest/pending_conversations", space="elsewhere",
+                      conversation_id=None) == []
+    [row] = store.write("ingest/clear_pending", space=space, conversation_id=cid,
+                        layers=["scenes"])
+    assert row == {"conversation": cid, "pending": ["episodes"]}
+    store.write("ingest/clear_pending", space=space, conversation_id=cid, layers=["episodes"])
+    assert store.read("ingest/pending_conversations", space=space, conversation_id=None) == []
+    assert query_rows(store, "MATCH (s:Session {id: $id}) RETURN s.last_message_at.hour AS h",
+                      id=sid) == [{"h": 9}]
 
 
 def test_every_cypher_file_has_a_case() -> None:

@@ -10,6 +10,7 @@ import pytest
 
 from graphmem import cypher
 from graphmem.ingest.layers import LAYERS, run_order, with_needs
+from graphmem.ingest.live import STATEMENTS as LIVE_STATEMENTS
 from graphmem.retrieve.registry import RECIPES
 
 PACKAGE = Path(__file__).resolve().parents[2] / "graphmem"
@@ -101,6 +102,7 @@ def test_every_ingest_statement_belongs_to_a_layer() -> None:
                                                            *layer.prunes)}
     declared.add("ingest/mark_layers")  # the writer's own bookkeeping
     declared.add("ingest/conversation_records")  # rebuilding input for `layers add`
+    declared.update(LIVE_STATEMENTS)  # live messages: the open session and pending layers
     assert {n for n in cypher.names() if n.startswith("ingest/")} == declared
 
 

@@ -1,0 +1,192 @@
+"""Live messages: an agent stores each message as it arrives, without re-ingesting.
+
+A message joins its conversation's open session: the last session, while its last message is
+less than ``GRAPHMEM_LIVE_SESSION_GAP_MINUTES`` old; otherwise a new session opens. The layers
+whose output for a session depends on that session alone (``Layer.scope == "session"``: turns,
+EDUs, events, segments) are rewritten for the open session only, in one transaction, so the new
+turns are searchable at once. The layers that read the whole conversation (scenes, episodes)
+are marked pending on the conversation and catch up when a session closes (or on
+:meth:`graphmem.Memory.refresh`). After that, the graph equals the one a single ingest of the
+same turns writes (``tests/integration/test_live.py`` checks it).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict
+
+from graphmem.errors import InputError
+from graphmem.ingest.fields import Where, key, kind, turn
+from graphmem.ingest.ids import conversation_id, session_id, turn_id
+from graphmem.ingest.layer import Job
+from graphmem.ingest.layers import layer_names
+from graphmem.models import ConversationRecord, SessionRecord, TurnRecord
+from graphmem.store import GraphStore, Tx
+from graphmem.text import native_datetime
+
+# statements of the live path (besides every layer's own)
+STATEMENTS = ("ingest/live_session", "ingest/mark_live", "ingest/clear_pending",
+              "ingest/pending_conversations")
+_ALIASES = {"role": "speaker", "content": "text", "name": "speaker", "timestamp": "at",
+            "time": "at", "message_id": "id"}
+
+
+class Message(BaseModel):
+    """One message as an agent hands it over. Dicts are accepted too, with OpenAI-style
+    ``role`` / ``content`` as synonyms of ``speaker`` / ``text``."""
+
+    model_config = ConfigDict(frozen=True)
+
+    speaker: str
+    text: str
+    id: str | None = None  # when given, adding the same message again changes nothing
+    at: datetime | None = None  # when it was said; None: now
+    image_caption: str | None = None
+
+
+@dataclass
+class LiveReport:
+    """What one ``add_messages`` call did."""
+
+    space: str
+    conversation: str
+    session: str  # the key of the session the messages joined
+    added: list[str] = field(default_factory=list)  # input ids of the new turns
+    known: list[str] = field(default_factory=list)  # message ids stored before: skipped
+    new_session: bool = False
+    refreshed: list[str] = field(default_factory=list)  # layers that caught up in this call
+    pending: list[str] = field(default_factory=list)  # layers still waiting for a refresh
+    seconds: float = 0.0
+
+
+@dataclass(frozen=True)
+class LivePlan:
+    """The open session's record with the new turns appended, and what to write after."""
+
+    record: ConversationRecord  # the conversation as far as the session-scoped layers go
+    session: SessionRecord
+    added: list[str]
+    known: list[str]
+    new_session: bool
+    closed_session: bool  # a session was open before this call and is closed by it
+    last_message_at: datetime
+    pending: list[str]  # already waiting before this call
+
+
+def _naive_utc(value: datetime) -> datetime:
+    return value.astimezone(UTC).replace(tzinfo=None) if value.tzinfo else value
+
+
+def parse_messages(messages: Sequence[Message | Mapping[str, Any]], max_chars: int,
+                   now: datetime) -> list[Message]:
+    """Messages checked by the same rules as a file's turns; errors name ``messages[i]``."""
+    if isinstance(messages, (str, bytes, Mapping)) or not isinstance(messages, Sequence):
+        raise InputError(f"expected a list of messages, got {kind(messages)}",
+                         field="messages")
+    if not messages:
+        raise InputError("no messages to add", field="messages")
+    ctx = Where("(messages)", "live", max_chars, "error", [])
+    out: list[Message] = []
+    seen: set[str] = set()
+    for i, raw in enumerate(messages):
+        where = f"messages[{i}]"
+        if isinstance(raw, Message):
+            fields: dict[str, Any] = raw.model_dump()
+        elif isinstance(raw, Mapping):
+            fields = {_ALIASES.get(k, k): v for k, v in raw.items()}
+        else:
+            raise InputError(f"expected a message object, got {kind(raw)}", field=where)
+        checked = turn(0, fields.get("speaker"), fields.get("text"), "-", ctx, where,
+                       fields.get("image_caption"))
+        assert checked is not None  # empty turns raise: bad_turns="error"
+        ident = None if fields.get("id") is None else key(fields["id"], ctx, f"{where}.id")
+        if ident is not None and ident in seen:
+            raise InputError(f"message id {ident!r} appears twice", field=f"{where}.id")
+        seen.update([ident] if ident else [])
+        at = fields.get("at")
+        if isinstance(at, str):
+            try:
+                at = datetime.fromisoformat(at)
+            except ValueError as exc:
+                raise InputError(f"unparsable time {at!r} (expected ISO 8601)",
+                                 field=f"{where}.at") from exc
+        if at is not None and not isinstance(at, datetime):
+            raise InputError(f"expected an ISO 8601 time, got {kind(at)}", field=f"{where}.at")
+        out.append(Message(speaker=checked.speaker, text=checked.text, id=ident,
+                           at=_naive_utc(at) if at is not None else now,
+                           image_caption=checked.image_caption))
+    return out
+
+
+def plan(store: GraphStore, space: str, conversation: str, messages: list[Message],
+         session: str | None, gap: timedelta) -> LivePlan:
+    """Read where the messages go and build the open session's record with them appended."""
+    cid = conversation_id(space, conversation)
+    given = [m.id for m in messages if m.id is not None]
+    [row] = store.read("ingest/live_session", space=space, conversation_id=cid,
+                       session=session, turn_ids=[turn_id(space, conversation, g)
+                                                  for g in given])
+    stored = {i for g in given if (i := turn_id(space, conversation, g))
+              in set(row["stored_turn_ids"])}
+    known = [g for g in given if turn_id(space, conversation, g) in stored]
+    fresh = [m for m in messages if m.id is None or turn_id(space, conversation, m.id)
+             not in stored]
+    current = row["session"]
+    first_at = fresh[0].at if fresh else messages[0].at
+    assert first_at is not None
+    open_now = current is not None and (session is not None or _is_open(current, first_at, gap))
+    if open_now:
+        base = SessionRecord(key=current["key"], index=current["index"],
+                             started_at=native_datetime(current["started_at"]),
+                             date_text=current["date_text"],
+                             turns=tuple(TurnRecord(**t) for t in current["turns"]))
+    else:
+        base = SessionRecord(key=session or f"session_{row['last_index'] + 2}",
+                             index=row["last_index"] + 1, started_at=first_at, turns=())
+    start = max((t.order for t in base.turns), default=-1) + 1
+    taken = {t.source_id for t in base.turns}
+    turns = list(base.turns)
+    for n, message in enumerate(fresh):
+        source = message.id or _free_id(f"{base.key}:{start + n + 1}", taken)
+        taken.add(source)
+        turns.append(TurnRecord(order=start + n, speaker=message.speaker, text=message.text,
+                                source_id=source, image_caption=message.image_caption))
+    chosen = base.model_copy(update={"turns": tuple(turns)})
+    record = ConversationRecord(key=conversation, sessions=(chosen,), source_format="live",
+                                source_file="(messages)")
+    last = max((m.at for m in fresh if m.at is not None), default=first_at)
+    previous = native_datetime(current["last_message_at"]) if open_now and current else None
+    return LivePlan(record, chosen, [t.source_id for t in turns[len(base.turns):]], known,
+                    new_session=not open_now, closed_session=current is not None and not open_now,
+                    last_message_at=max(last, previous) if previous else last,
+                    pending=list(row["pending"]))
+
+
+def _is_open(session: dict[str, Any], at: datetime, gap: timedelta) -> bool:
+    """A session is open while its last message (or its start) is recent; an undated one is
+    closed (it came from a file)."""
+    last = native_datetime(session["last_message_at"]) or native_datetime(session["started_at"])
+    return last is not None and at - last <= gap
+
+
+def _free_id(wanted: str, taken: set[str]) -> str:
+    candidate, n = wanted, 1
+    while candidate in taken:
+        n += 1
+        candidate = f"{wanted}.{n}"
+    return candidate
+
+
+def mark(tx: Tx, job: Job, live: LivePlan, pending: list[str]) -> None:
+    """Inside the write transaction: the session's last message time, and the layers that
+    wait for a refresh. The session counts as holding those layers (its strategies work; the
+    conversation's ``pending_layers`` says they lag behind)."""
+    tx.run("ingest/mark_layers", space=job.space, session_ids=job.session_ids, layers=pending,
+           known=layer_names())
+    tx.run("ingest/mark_live", space=job.space, conversation_id=job.conversation_id,
+           session_id=session_id(job.space, job.conversation.key, live.session.key),
+           last_message_at=live.last_message_at, pending=pending)

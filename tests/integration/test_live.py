@@ -1,0 +1,138 @@
+"""Live messages on the real Neo4j: one message at a time gives the graph of one ingest, ids
+make adds idempotent, sessions open by the gap, bad messages write nothing."""
+
+from __future__ import annotations
+
+import math
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from graphmem.client import Memory
+from graphmem.errors import InputError
+from graphmem.ingest.loaders import parse_file
+from graphmem.models import ConversationRecord, SessionRecord
+
+from helpers import SAMPLE, query_rows
+
+LIVE_ONLY = {"last_message_at"}  # the open-session clock: not part of an ingested graph
+
+
+def _same_graph(live: list[dict[str, Any]], ingested: list[dict[str, Any]]) -> None:
+    """Equal snapshots, but for the live clock and the last bits of floats (an embedding
+    batch of one text and of many differ there, and so do scores computed from them)."""
+    def node(row: dict[str, Any]) -> tuple[Any, ...]:
+        props = {k: v for k, v in row["props"] if k not in LIVE_ONLY}
+        return row["labels"], row["id"], row["dims"], row["out"], props
+
+    assert [r["id"] for r in live] == [r["id"] for r in ingested]
+    for a, b in zip(live, ingested, strict=True):
+        *same_a, props_a = node(a)
+        *same_b, props_b = node(b)
+        assert same_a == same_b
+        assert props_a.keys() == props_b.keys(), a["id"]
+        for k, v in props_a.items():
+            w = props_b[k]
+            assert (math.isclose(v, w, abs_tol=1e-5) if isinstance(v, float) else v == w), \
+                (a["id"], k, v, w)
+
+
+def _messages(session: SessionRecord) -> list[dict[str, Any]]:
+    assert session.started_at is not None
+    return [{"speaker": t.speaker, "text": t.text, "id": t.source_id,
+             "image_caption": t.image_caption,
+             "at": (session.started_at + timedelta(minutes=i)).isoformat()}
+            for i, t in enumerate(session.turns)]
+
+
+def test_one_message_at_a_time_builds_the_graph_of_one_ingest(memory: Memory,
+                                                               space: str) -> None:
+    [conv] = parse_file(Path(SAMPLE), "auto").conversations
+    reports = []
+    for session in conv.sessions:
+        for message in _messages(session):
+            reports.append(memory.add_messages(space, conv.key, [message]))
+    # the sessions are days apart: each opened by the gap, and each one closing refreshed
+    # the whole-conversation layers
+    assert [r.session for r in reports if r.new_session] == ["session_1", "session_2",
+                                                            "session_3"]
+    assert [r.refreshed for r in reports if r.new_session][1:] == [["scenes", "episodes"]] * 2
+    assert reports[-1].pending == ["scenes", "episodes"]
+    # the newest turn is searchable at once, before any refresh
+    found = memory.search("What did Maya show in the photo?", space=space, budget=200)
+    assert any("s3:3" in hit.source_ids for hit in found.hits)
+    assert memory.refresh(space) == {conv.key: ["scenes", "episodes"]}
+    assert memory.refresh(space) == {}
+    live = memory.store.read("admin/space_snapshot", space=space)
+
+    # the same turns, ingested at once as the sessions they became
+    sessions = tuple(s.model_copy(update={"key": f"session_{s.index + 1}", "date_text": None})
+                     for s in conv.sessions)
+    record = ConversationRecord(key=conv.key, sessions=sessions, source_format="live",
+                                source_file="(test)")
+    memory.delete_space(space)
+    memory.ingest([record], space=space)
+    _same_graph(live, memory.store.read("admin/space_snapshot", space=space))
+
+
+def test_message_ids_make_adding_idempotent(memory: Memory, space: str) -> None:
+    at = datetime(2025, 5, 1, 9, 0)
+    first = memory.add_messages(space, "c", [{"role": "user", "content": "I adopted a cat.",
+                                              "id": "m1", "at": at.isoformat()}])
+    assert (first.added, first.known, first.session) == (["m1"], [], "session_1")
+    again = memory.add_messages(space, "c", [
+        {"role": "user", "content": "I adopted a cat.", "id": "m1", "at": at.isoformat()},
+        {"role": "assistant", "content": "What is its name?", "id": "m2",
+         "at": (at + timedelta(minutes=1)).isoformat()}])
+    assert (again.added, again.known, again.new_session) == (["m2"], ["m1"], False)
+    rows = query_rows(memory.store, "MATCH (t:Turn {space: $s}) RETURN t.source_id AS id, "
+                      "t.order AS o ORDER BY o", s=space)
+    assert rows == [{"id": "m1", "o": 0}, {"id": "m2", "o": 1}]
+    nothing = memory.add_messages(space, "c", [{"speaker": "user", "text": "I adopted a cat.",
+                                                "id": "m1"}])
+    assert nothing.added == [] and nothing.known == ["m1"]
+
+
+def test_sessions_open_by_the_gap_or_by_name(memory: Memory, space: str) -> None:
+    at = datetime(2025, 5, 1, 9, 0)
+
+    def add(minutes: float, text: str, session: str | None = None) -> str:
+        stamp = (at + timedelta(minutes=minutes)).isoformat()
+        return memory.add_messages(space, "c", [{"speaker": "Ann", "text": text, "at": stamp}],
+                                   session=session).session
+
+    assert add(0, "Morning! I start the new job today.") == "session_1"
+    assert add(10, "The office is near the river.") == "session_1"  # within 30 minutes
+    assert add(200, "Back home, tired but happy.") == "session_2"  # after the gap
+    assert add(201, "A note for the trip file.", session="trips") == "trips"
+    assert add(202, "Another line, still the evening chat.") == "trips"  # the last session
+    rows = query_rows(memory.store, "MATCH (s:Session {space: $s})-[:HAS_TURN]->(t) "
+                      "RETURN s.key AS k, s.index AS i, count(t) AS n ORDER BY i", s=space)
+    assert rows == [{"k": "session_1", "i": 0, "n": 2}, {"k": "session_2", "i": 1, "n": 1},
+                    {"k": "trips", "i": 2, "n": 2}]
+    turns = query_rows(memory.store, "MATCH (t:Turn {space: $s}) RETURN t.seq AS seq, "
+                       "t.source_id AS id ORDER BY seq", s=space)
+    assert [t["id"] for t in turns] == ["session_1:1", "session_1:2", "session_2:1",
+                                        "trips:1", "trips:2"]
+
+
+@pytest.mark.parametrize(("messages", "field"), [
+    ([{"speaker": "Ann", "text": "fine"}, {"speaker": "Ann", "text": "  "}],
+     "messages[1].text"),
+    ([{"text": "who said it?"}], "messages[0].speaker"),
+    ([{"speaker": "Ann", "text": "x", "at": "next Tuesday"}], "messages[0].at"),
+    ([{"speaker": "Ann", "text": "x", "id": "a"}, {"speaker": "Ann", "text": "y", "id": "a"}],
+     "messages[1].id"),
+    ("just a string", "messages"),
+])
+def test_bad_messages_name_the_place_and_write_nothing(memory: Memory, space: str,
+                                                       messages: Any, field: str) -> None:
+    memory.add_messages(space, "c", [{"speaker": "Ann", "text": "Stored before."}])
+    with pytest.raises(InputError) as caught:
+        memory.add_messages(space, "c", messages)
+    assert caught.value.field == field
+    rows = query_rows(memory.store, "MATCH (t:Turn {space: $s}) RETURN t.text AS text",
+                      s=space)
+    assert rows == [{"text": "Stored before."}]
