@@ -216,8 +216,10 @@ class Memory:
         pending = list(dict.fromkeys([*live.pending, *later])) if live.added else live.pending
         if live.added:
             writer = GraphWriter(self._layer_context(self._live_embedder), now)
-            writer.write(space, [live.record],
-                         finish=lambda tx, job: mark(tx, job, live, later))
+            done = writer.write(space, [live.record],
+                                finish=lambda tx, job: mark(tx, job, live, later))
+            report.layers = {name: t.seconds for name, t in done.layers.items()}
+            report.write_seconds = done.write_seconds
         if live.closed_session and pending and self.settings.live_refresh == "session":
             report.refreshed = self.refresh(space, conversation).get(conversation, [])
         report.pending = [n for n in pending if n not in report.refreshed]

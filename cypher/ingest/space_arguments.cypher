@@ -1,4 +1,5 @@
-// Every argument of a space that has an embedding (to find synonyms of new ones).
+// Every argument of a space that has an embedding, with it (to find synonyms of many new
+// arguments at once; a few are compared in the database: ingest/argument_neighbours).
 // Params: $space.
 MATCH (a:Argument {space: $space})
 WHERE a.embedding IS NOT NULL

@@ -20,6 +20,8 @@ from graphmem.store import Tx
 
 SYNONYM_THRESHOLD = 0.9
 MAX_SYNONYMS = 100
+# new x stored arguments compared in the database; past that, the stored vectors are read
+IN_DATABASE_COMPARISONS = 200_000
 
 
 def edu_id(space: str, conversation: str, key: str) -> str:
@@ -70,18 +72,25 @@ def synonym_pairs(new_ids: list[str], new_vectors: np.ndarray, all_ids: list[str
     if not new_ids or not all_ids:
         return []
     sims = new_vectors @ all_vectors.T
-    pairs: dict[tuple[str, str], float] = {}
+    close: dict[str, list[tuple[float, str]]] = {}
     for row, source in enumerate(new_ids):
         order = np.argsort(-sims[row])
-        kept = 0
+        kept = close.setdefault(source, [])
         for col in order:
             score = float(sims[row, col])
-            if score < threshold or kept >= cap:
+            if score < threshold or len(kept) >= cap:
                 break
-            target = all_ids[col]
-            if target == source:
-                continue
-            kept += 1
+            if all_ids[col] != source:
+                kept.append((score, all_ids[col]))
+    return merge_pairs(close)
+
+
+def merge_pairs(close: dict[str, list[tuple[float, str]]]) -> list[dict[str, Any]]:
+    """Undirected pairs (lower id first, the higher score of the two directions) from each
+    new argument's close ones."""
+    pairs: dict[tuple[str, str], float] = {}
+    for source, found in close.items():
+        for score, target in found:
             key = (source, target) if source < target else (target, source)
             pairs[key] = max(score, pairs.get(key, -1.0))
     return [{"source": a, "target": b, "score": round(s, 6)} for (a, b), s in sorted(pairs.items())]
@@ -90,7 +99,8 @@ def synonym_pairs(new_ids: list[str], new_vectors: np.ndarray, all_ids: list[str
 class EduLayer(Layer[EduPayload]):
     name = "edus"
     scope = "session"
-    reads = ("ingest/edu_embedding_hashes", "ingest/space_arguments",
+    reads = ("ingest/edu_embedding_hashes", "ingest/known_arguments",
+             "ingest/space_arguments", "ingest/argument_neighbours",
              "ingest/conversation_edus")
     writes = ("ingest/merge_edus", "ingest/merge_arguments", "ingest/link_arguments",
               "ingest/set_embeddings", "ingest/merge_synonyms")
@@ -114,23 +124,47 @@ class EduLayer(Layer[EduPayload]):
                     payload.links.append({"edu_id": eid, "argument_id": aid})
         payload.arguments = [{"id": a, "text": t} for a, t in argument_texts.items()]
         known = {row["id"]: row["embedded_hash"] for row in self.store.read(
-            "ingest/edu_embedding_hashes", space=space, conversation_id=cid)}
+            "ingest/edu_embedding_hashes", space=space, ids=list(texts))}
         todo = changed(self.embedder, texts, known)
         payload.reused = len(texts) - len(todo)
         payload.embeddings = embedding_rows(self.embedder, todo, texts)
-        stored = self.store.read("ingest/space_arguments", space=space)
-        stored_ids = [row["id"] for row in stored]
-        new_args = [aid for aid in argument_texts if aid not in set(stored_ids)]
+        [known] = self.store.read("ingest/known_arguments", space=space,
+                                  ids=list(argument_texts))
+        new_args = [aid for aid in argument_texts if aid not in set(known["known"])]
         payload.new_arguments = len(new_args)
         new_rows = embedding_rows(self.embedder, new_args, argument_texts)
         payload.embeddings.extend(new_rows)
-        if new_rows:
-            new_vectors = np.array([r["embedding"] for r in new_rows], dtype=np.float32)
-            everything = np.vstack([np.array([r["embedding"] for r in stored], dtype=np.float32)
-                                    .reshape(-1, new_vectors.shape[1]), new_vectors])
-            payload.synonyms = synonym_pairs(new_args, new_vectors, stored_ids + new_args,
-                                             everything)
+        payload.synonyms = self._synonyms(space, new_rows, known["stored"])
         return payload
+
+    def _synonyms(self, space: str, new_rows: list[dict[str, Any]],
+                  stored: int) -> list[dict[str, Any]]:
+        """Synonym pairs of the new arguments, among themselves and with the stored ones. A
+        few new ones (live messages) are compared with the stored ones in the database;
+        many (a whole conversation) against the stored vectors read once."""
+        if not new_rows:
+            return []
+        new_ids = [r["id"] for r in new_rows]
+        new_vectors = np.array([r["embedding"] for r in new_rows], dtype=np.float32)
+        if len(new_rows) * stored > IN_DATABASE_COMPARISONS:
+            rows = self.store.read("ingest/space_arguments", space=space)
+            everything = np.vstack([np.array([r["embedding"] for r in rows], dtype=np.float32)
+                                    .reshape(-1, new_vectors.shape[1]), new_vectors])
+            return synonym_pairs(new_ids, new_vectors, [r["id"] for r in rows] + new_ids,
+                                 everything, SYNONYM_THRESHOLD, MAX_SYNONYMS)
+        found = self.store.read("ingest/argument_neighbours", space=space, rows=[
+            {"id": r["id"], "embedding": r["embedding"]} for r in new_rows],
+            threshold=SYNONYM_THRESHOLD, cap=MAX_SYNONYMS)
+        among_new = new_vectors @ new_vectors.T
+        close: dict[str, list[tuple[float, str]]] = {i: [] for i in new_ids}
+        for row in found:
+            close[row["source"]].append((float(row["cosine"]), row["target"]))
+        for a, source in enumerate(new_ids):
+            close[source].extend((float(among_new[a, b]), target)
+                                 for b, target in enumerate(new_ids)
+                                 if b != a and among_new[a, b] >= SYNONYM_THRESHOLD)
+        return merge_pairs({s: sorted(c, key=lambda x: (-x[0], x[1]))[:MAX_SYNONYMS]
+                            for s, c in close.items()})
 
     @staticmethod
     def _row(cid: str, sid: str, order: int, eid: str, edu: EDURecord,

@@ -19,7 +19,7 @@ from functools import lru_cache
 from typing import Any, Literal
 
 from graphmem.models import ConversationRecord, SessionRecord, TurnRecord
-from graphmem.nlp import nlp
+from graphmem.nlp import nlp, parse
 from graphmem.prompts import edu_extraction, event_arguments
 from graphmem.providers.llm import LLM
 from graphmem.text import arguments_of, display_name, turn_line
@@ -118,7 +118,7 @@ def session_edus(session: SessionRecord, speakers: Sequence[str]) -> list[EDURec
     texts = [turn.text for turn in session.turns]
     edus: list[EDURecord] = []
     last_request: str | None = None
-    for turn, doc in zip(session.turns, nlp().pipe(texts, batch_size=64), strict=True):
+    for turn, doc in zip(session.turns, parse(texts), strict=True):
         speaker = names.get(turn.speaker, turn.speaker)
         others = [p for p in present if p != turn.speaker]
         listener = names.get(others[0], others[0]) if len(others) == 1 else None

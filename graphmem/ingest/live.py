@@ -61,6 +61,8 @@ class LiveReport:
     refreshed: list[str] = field(default_factory=list)  # layers that caught up in this call
     pending: list[str] = field(default_factory=list)  # layers still waiting for a refresh
     seconds: float = 0.0
+    layers: dict[str, float] = field(default_factory=dict)  # seconds computing, per layer
+    write_seconds: float = 0.0  # in the write transaction
 
 
 @dataclass(frozen=True)

@@ -58,7 +58,7 @@ class SegmentLayer(Layer[SegmentPayload]):
         self.config = config or SegmentConfig.from_settings(context.settings)
 
     def prepare(self, job: Job) -> SegmentPayload:
-        space, conv, cid = job.space, job.conversation, job.conversation_id
+        space, conv = job.space, job.conversation
         turn_ids = job.handoff("turns").by_source
         edus: Edus = job.handoff("edus")
         said: dict[str, list[str]] = defaultdict(list)  # turn source id -> its statements
@@ -79,7 +79,7 @@ class SegmentLayer(Layer[SegmentPayload]):
                 payload.units.append(row)
                 texts[row["id"]] = row["retrieval_text"]
         known = {row["id"]: row["embedded_hash"] for row in self.store.read(
-            "ingest/unit_embedding_hashes", space=space, conversation_id=cid)}
+            "ingest/unit_embedding_hashes", space=space, ids=list(texts))}
         todo = changed(self.embedder, texts, known)
         payload.reused = len(texts) - len(todo)
         payload.embeddings = embedding_rows(self.embedder, todo, texts)

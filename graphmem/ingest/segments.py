@@ -32,7 +32,7 @@ from typing import Any, Literal
 from graphmem.config import SEGMENT_PARTS, SegmentPart, Settings
 from graphmem.ingest.perspectives import perspectives
 from graphmem.models import SessionRecord, TurnRecord
-from graphmem.nlp import nlp
+from graphmem.nlp import parse
 from graphmem.prompts import memory_segments
 from graphmem.providers.llm import LLM
 from graphmem.text import arguments_of, display_name, format_date, turn_line
@@ -119,15 +119,14 @@ def as_fact(doc: Any) -> str:
 
 def rule_segments(rnd: Round, statements: Sequence[str], names: frozenset[str]) -> Segments:
     """The four segments of a round from its statements, by the rules of this module."""
-    parser = nlp()
     words = " ".join(t.text + (f" {t.image_caption}" if t.image_caption else "")
                      for t in rnd.turns)
-    keywords = dict.fromkeys(arguments_of(parser(words)[:]))
+    keywords = dict.fromkeys(arguments_of(parse([words])[0][:]))
     day = format_date(rnd.session.started_at)
     seen_questions: dict[str, None] = {}
     episodic: list[str] = []
     semantic: list[str] = []
-    for doc in parser.pipe(statements):
+    for doc in parse(statements):
         kind = _statement_kind(doc)
         if kind == "none":
             continue

@@ -9,11 +9,13 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from graphmem.nlp import nlp
+from graphmem.nlp import parse
 
 KEYWORD_POS = {"NOUN", "PROPN", "VERB", "ADJ", "NUM"}
 MAX_KEYWORDS = 8
 _SPACES = re.compile(r"\s+")
+_MEMO_SIZE = 20_000
+_topics: dict[str, TurnTopic] = {}  # by text, oldest first
 
 
 @dataclass(frozen=True)
@@ -41,15 +43,20 @@ def keywords(doc: object) -> tuple[str, ...]:
 
 
 def rule_topics(texts: Sequence[str]) -> list[TurnTopic]:
-    """LLM-free topics: the first noun chunk (or keyword) as topic, content lemmas as keywords."""
-    out = []
-    for doc in nlp().pipe([_SPACES.sub(" ", t) for t in texts]):
+    """LLM-free topics: the first noun chunk (or keyword) as topic, content lemmas as keywords.
+    Remembered by text, like the parses they come from."""
+    cleaned = [_SPACES.sub(" ", t) for t in texts]
+    missing = [t for t in dict.fromkeys(cleaned) if t not in _topics]
+    for text, doc in zip(missing, parse(missing), strict=True):
         words = keywords(doc)
         chunks = [" ".join(t.lower_ for t in c if t.pos_ not in {"DET", "PRON"})
                   for c in doc.noun_chunks if c.root.pos_ in {"NOUN", "PROPN"}]
         chunks = [c for c in chunks if c]
-        out.append(TurnTopic(chunks[0] if chunks else (words[0] if words else ""), words,
-                             tuple(dict.fromkeys(chunks))[:MAX_KEYWORDS]))
+        _topics[text] = TurnTopic(chunks[0] if chunks else (words[0] if words else ""), words,
+                                  tuple(dict.fromkeys(chunks))[:MAX_KEYWORDS])
+    out = [_topics[t] for t in cleaned]
+    while len(_topics) > _MEMO_SIZE:
+        _topics.pop(next(iter(_topics)))
     return out
 
 

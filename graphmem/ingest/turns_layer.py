@@ -70,7 +70,7 @@ class TurnsLayer(Layer[TurnsPayload]):
                     "image_url": turn.image_url})
                 texts[tid] = turn_line(turn.speaker, turn.text, turn.image_caption)
         known = {row["id"]: row["embedded_hash"] for row in self.store.read(
-            "ingest/turn_embedding_hashes", space=space, conversation_id=job.conversation_id)}
+            "ingest/turn_embedding_hashes", space=space, ids=list(texts))}
         todo = changed(self.embedder, texts, known)
         payload.unchanged = len(texts) - len(todo)
         with tqdm(total=len(todo), desc="embed", unit="turn", leave=False,

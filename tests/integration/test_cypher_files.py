@@ -7,6 +7,7 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
+import numpy as np
 import pytest
 
 from graphmem import cypher
@@ -90,7 +91,9 @@ def _embeddings(store: GraphStore, space: str, memory: Memory) -> None:
     rows = [{"id": tid, "embedding": vector(memory, "x"), "embedded_hash": "abc"}]
     assert store.write("ingest/set_turn_embeddings", space=space, rows=rows) == [{"embedded": 1}]
     hashes = {r["id"]: r["embedded_hash"] for r in store.read(
-        "ingest/turn_embedding_hashes", space=space, conversation_id=conversation_id(space, KEY))}
+        "ingest/turn_embedding_hashes", space=space,
+        ids=[r["id"] for r in query_rows(store, "MATCH (t:Turn {space: $s}) RETURN t.id AS id",
+                                         s=space)] + [turn_id("elsewhere", KEY, "s1:2")])}
     assert len(hashes) == 17 and hashes[tid] == "abc"
 
 
@@ -233,7 +236,8 @@ def _edu_rows(store: GraphStore, space: str) -> list[dict[str, Any]]:
 @case("ingest/edu_embedding_hashes")
 def _merge_edus(store: GraphStore, space: str, memory: Memory) -> None:
     cid = conversation_id(space, KEY)
-    hashes = store.read("ingest/edu_embedding_hashes", space=space, conversation_id=cid)
+    hashes = store.read("ingest/edu_embedding_hashes", space=space,
+                        ids=[r["id"] for r in _edu_rows(store, space)] + [f"{cid}#nothing~0"])
     edu = {"id": f"{cid}#extra~0", "session_id": session_id(space, KEY, "s1"),
            "conversation_id": cid, "kind": "edu", "text": "Maya likes clay.",
            "rendered": "Maya likes clay.", "speaker": "Maya", "order": 99,
@@ -307,7 +311,9 @@ def _units(store: GraphStore, space: str, **params: Any) -> list[dict[str, Any]]
 @case("ingest/set_unit_embeddings")
 def _merge_units(store: GraphStore, space: str, memory: Memory) -> None:
     cid = conversation_id(space, KEY)
-    assert len(store.read("ingest/unit_embedding_hashes", space=space, conversation_id=cid)) == \
+    ids = [r["id"] for r in query_rows(store, "MATCH (r:RetrievalUnit {space: $s}) "
+                                       "RETURN r.id AS id", s=space)]
+    assert len(store.read("ingest/unit_embedding_hashes", space=space, ids=[*ids, "x"])) == \
         len(_units(store, space)) == 17  # every stored unit has an embedding
     unit = {"id": f"{cid}#r~extra", "context_id": f"{cid}#c~extra",
             "session_id": session_id(space, KEY, "s1"), "conversation_id": cid, "order": 99,
@@ -715,6 +721,33 @@ def _prune_episodes(store: GraphStore, space: str, memory: Memory) -> None:
     assert [u["id"] for u in left] == ids[:1]
     assert query_rows(store, "MATCH (t:Turn {space: $space}) RETURN count(t) AS n",
                       space=space) == [{"n": 17}]  # the turns stay
+
+
+@case("ingest/known_arguments")
+def _known_arguments(store: GraphStore, space: str, memory: Memory) -> None:
+    ids = [a["id"] for a in store.read("ingest/space_arguments", space=space)]
+    [row] = store.read("ingest/known_arguments", space=space, ids=[ids[0], f"{space}/arg/zz"])
+    assert row == {"known": [ids[0]], "stored": len(ids)}
+    [other] = store.read("ingest/known_arguments", space="elsewhere", ids=ids[:1])
+    assert other == {"known": [], "stored": 0}
+
+
+@case("ingest/argument_neighbours")
+def _argument_neighbours(store: GraphStore, space: str, memory: Memory) -> None:
+    args = store.read("ingest/space_arguments", space=space)
+    ids = [a["id"] for a in args]
+    vectors = np.array([a["embedding"] for a in args], dtype=np.float32)
+    probe = {"id": f"{space}/arg/new", "embedding": args[0]["embedding"]}
+    rows = store.read("ingest/argument_neighbours", space=space, rows=[probe], threshold=0.3,
+                      cap=5)
+    cosines = vectors @ vectors[0]
+    expected = sorted(((float(c), i) for c, i in zip(cosines, ids, strict=True) if c >= 0.3),
+                      key=lambda x: (-x[0], x[1]))[:5]
+    assert [r["target"] for r in rows] == [i for _, i in expected]  # exact, closest first
+    assert rows[0]["target"] == ids[0] and rows[0]["cosine"] == pytest.approx(1.0, abs=1e-5)
+    assert [r["cosine"] for r in rows] == pytest.approx([c for c, _ in expected], abs=1e-5)
+    assert store.read("ingest/argument_neighbours", space="elsewhere", rows=[probe],
+                      threshold=0.3, cap=5) == []
 
 
 @case("ingest/live_session")

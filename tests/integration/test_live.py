@@ -136,3 +136,27 @@ def test_bad_messages_name_the_place_and_write_nothing(memory: Memory, space: st
     rows = query_rows(memory.store, "MATCH (t:Turn {space: $s}) RETURN t.text AS text",
                       s=space)
     assert rows == [{"text": "Stored before."}]
+
+
+def test_synonyms_found_in_the_database_equal_those_from_the_vectors(
+        memory: Memory, space: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    from graphmem.ingest import edu_layer
+    from graphmem.ingest.layer import LayerContext
+
+    memory.ingest(SAMPLE, space=space, layers="edus")
+    texts = ["pottery classes", "the Tuesday evening class", "a half marathon in Lisbon",
+             "mugs for her sister"]
+    vectors = memory.embedder.embed(texts)
+    rows = [{"id": f"{space}/arg/new-{i}", "embedding": v.tolist()}
+            for i, v in enumerate(vectors)]
+    layer = edu_layer.EduLayer(LayerContext(memory.store, memory.embedder))
+    stored = len(memory.store.read("ingest/space_arguments", space=space))
+    monkeypatch.setattr(edu_layer, "SYNONYM_THRESHOLD", 0.6)  # enough pairs to compare
+    in_database = layer._synonyms(space, rows, stored)
+    monkeypatch.setattr(edu_layer, "IN_DATABASE_COMPARISONS", 0)
+    from_vectors = layer._synonyms(space, rows, stored)
+    assert len(in_database) >= 3
+    assert [(p["source"], p["target"]) for p in in_database] == \
+        [(p["source"], p["target"]) for p in from_vectors]
+    assert [p["score"] for p in in_database] == pytest.approx(
+        [p["score"] for p in from_vectors], abs=1e-5)

@@ -1,0 +1,81 @@
+"""Per-message latency of live messages (``Memory.add_messages``), LLM-free.
+
+    python benchmarks/live_messages.py [--conversation 0] [--messages 30] [--out live.json]
+
+A LoCoMo dev conversation is ingested with every default layer except its last session; the
+last session's turns then arrive one message at a time, each a minute after the one before.
+Prints p50/p95 of the whole call and the seconds per layer and in the write transaction, and
+the cost of the refresh of the whole-conversation layers that closing a session brings. The
+space is deleted afterwards. Keep other CPU work off the machine while it runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+import uuid
+from datetime import datetime, timedelta
+from pathlib import Path
+
+import numpy as np
+
+from graphmem.client import Memory
+from graphmem.ingest.loaders import parse_file
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--data", type=Path,
+                        default=ROOT.parent / "shared/data/locomo/locomo_dev.json")
+    parser.add_argument("--conversation", type=int, default=0)
+    parser.add_argument("--messages", type=int, default=30, help="live messages to time")
+    parser.add_argument("--out", type=Path, default=None)
+    args = parser.parse_args()
+    conv = parse_file(args.data, "locomo").conversations[args.conversation]
+    *earlier, last = conv.sessions
+    space = f"bench-live-{uuid.uuid4().hex[:8]}"
+    start = datetime(2030, 1, 1, 12, 0)  # after every stored session: the messages are new
+    with Memory() as memory:
+        print(f"warm-up {memory.warm_up():.1f}s")
+        began = time.perf_counter()
+        memory.ingest([conv.model_copy(update={"sessions": tuple(earlier)})], space=space)
+        stored = sum(len(s.turns) for s in earlier)
+        print(f"ingested {stored} turns in {time.perf_counter() - began:.0f}s")
+        try:
+            timings, layers, writes = [], [], []
+            turns = list(last.turns)[: args.messages]
+            for i, turn in enumerate(turns):
+                report = memory.add_messages(space, conv.key, [{
+                    "speaker": turn.speaker, "text": turn.text, "id": turn.source_id,
+                    "image_caption": turn.image_caption,
+                    "at": (start + timedelta(minutes=i)).isoformat()}])
+                if i:  # the first one opens the session and refreshes the closed one
+                    timings.append(report.seconds * 1000)
+                    layers.append(report.layers)
+                    writes.append(report.write_seconds * 1000)
+                else:
+                    print(f"first message (opens a session, refreshes {report.refreshed}): "
+                          f"{report.seconds:.2f}s")
+            began = time.perf_counter()
+            memory.refresh(space)
+            refresh = time.perf_counter() - began
+        finally:
+            memory.delete_space(space)
+    result = {
+        "conversation": conv.key, "stored_turns": stored, "messages": len(timings),
+        "p50_ms": round(float(np.percentile(timings, 50)), 1),
+        "p95_ms": round(float(np.percentile(timings, 95)), 1),
+        "write_ms_mean": round(float(np.mean(writes)), 1),
+        "layer_ms_mean": {name: round(1000 * float(np.mean([lay[name] for lay in layers])), 1)
+                          for name in layers[0]},
+        "refresh_s": round(refresh, 2)}
+    print(json.dumps(result, indent=2))
+    if args.out:
+        args.out.write_text(json.dumps(result, indent=2) + "\n")
+
+
+if __name__ == "__main__":
+    main()
