@@ -338,9 +338,12 @@ def demo(ctx: click.Context, question: str, space: str, budget: int, strategy: s
 def _register() -> None:
     from graphmem.eval.commands import eval_group
     from graphmem.llm_server.commands import llm_group
+    from graphmem.serve.commands import mcp, serve
 
     main.add_command(eval_group)
     main.add_command(llm_group)
+    main.add_command(mcp)
+    main.add_command(serve)
 
 
 _register()

@@ -119,6 +119,13 @@ class Settings(BaseSettings):
         default=200, ge=1, description="EMA: new links and updates in a conversation that "
         "trigger its reorganisation (re-embedding, merging near-duplicates)")
 
+    # --- servers (graphmem serve) ---
+    rest_tokens: dict[str, list[str]] = Field(
+        default_factory=dict, repr=False, description="REST bearer tokens, each with the "
+        'spaces it may use, as JSON: {"a-long-random-secret": ["alice", "bob"]}')
+    rest_max_request_mb: float = Field(default=8.0, gt=0,
+                                       description="REST: MiB of one request body")
+
     # --- retrieval defaults ---
     default_strategy: str = "graphmem"
     default_budget: int = 1000

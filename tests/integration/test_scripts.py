@@ -67,3 +67,42 @@ def test_ask_and_compare(space: str, neo4j_server: object) -> None:
     assert "greyhound" in out and "source turns found by every strategy" in out
     code, out = run("retrieve/ask.py", "anything", "--space", space + "-none")
     assert code == 1 and "there is no space" in out
+
+
+def test_the_example_agent_remembers_across_turns(space: str, neo4j_server: object) -> None:
+    lines = "I adopted a cat called Pepper last spring.\nWhat is my cat called?\n\nignored\n"
+    env = {"GRAPHMEM_LLM_BASE_URL": None, "GRAPHMEM_LLM_API_KEY": None,
+           "GRAPHMEM_INGEST_LAYERS": "edus,events"}
+    result = CliRunner().invoke(script("retrieve/agent.py"), ["--space", space, "--quiet"],
+                                input=lines, env=env)
+    assert result.exit_code == 0, result.output
+    first, second = result.output.strip().splitlines()
+    assert first == "I don't remember anything about that yet."
+    assert second.startswith("From memory:") and "Pepper" in second  # not the question itself
+    from graphmem.client import Memory
+
+    with Memory() as memory:  # both sides of the conversation are stored, in order
+        rows = memory.store.read("ingest/conversation_records", space=space,
+                                 conversation_id=None)
+    turns = [(t["speaker"], t["text"]) for t in rows[0]["sessions"][0]["turns"]]
+    assert [s for s, _ in turns] == ["user", "assistant", "user", "assistant"]
+    assert turns[3][1] == second
+
+
+def test_the_example_agent_answers_with_an_llm(space: str, neo4j_server: object) -> None:
+    from helpers import ScriptedServer
+
+    server = ScriptedServer()
+    server.responder = lambda body: ('{"answer": "Your cat is Pepper."}', "stop")
+    try:
+        result = CliRunner().invoke(
+            script("retrieve/agent.py"), ["--space", space, "--quiet"],
+            input="I adopted a cat called Pepper.\nWhat is my cat called?\n",
+            env={"GRAPHMEM_LLM_BASE_URL": server.url, "GRAPHMEM_LLM_MODEL": "scripted",
+                 "GRAPHMEM_INGEST_LAYERS": "", "GRAPHMEM_LLM_INGEST": "false"})
+    finally:
+        server.httpd.shutdown()
+    assert result.exit_code == 0, result.output
+    assert result.output.strip().splitlines()[-1] == "Your cat is Pepper."
+    prompt = json.dumps(server.requests[-1])
+    assert "adopted a cat called Pepper" in prompt  # the memory reached the model

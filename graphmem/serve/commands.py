@@ -1,0 +1,69 @@
+"""The server commands: ``graphmem mcp`` (MCP, stdio or streamable HTTP) and ``graphmem serve``
+(REST). Their libraries come with the ``server`` extra and load only when a server starts."""
+
+from __future__ import annotations
+
+import click
+
+from graphmem.cli_support import friendly_errors
+from graphmem.config import Settings
+
+
+@click.command()
+@click.option("--space", "spaces", multiple=True, required=True,
+              help="A space the server may use (repeat for more); a call naming another is "
+                   "refused. With one, calls may leave the space out.")
+@click.option("--transport", type=click.Choice(["stdio", "http"]), default="stdio",
+              show_default=True, help="stdio for a local MCP client; http: streamable HTTP.")
+@click.option("--host", default="127.0.0.1", show_default=True)
+@click.option("--port", type=click.IntRange(1, 65535), default=8765, show_default=True)
+@friendly_errors
+def mcp(spaces: tuple[str, ...], transport: str, host: str, port: int) -> None:
+    """Serve memory to agents over MCP: tools add_messages, search_memory, answer_question,
+    list_spaces and delete_space (HTTP endpoint: http://HOST:PORT/mcp)."""
+    from graphmem.client import Memory
+    from graphmem.serve.access import Spaces
+
+    try:
+        from graphmem.serve.mcp_tools import build_server
+    except ImportError as exc:
+        raise click.ClickException("the MCP server needs the 'server' extra: "
+                                   "pip install 'graphmem[server]'") from exc
+
+    allowed = Spaces.of(spaces)
+    with Memory(Settings()) as memory:
+        ready = memory.warm_up()
+        click.echo(f"graphmem MCP server for {', '.join(sorted(allowed.allowed))} "
+                   f"(models loaded in {ready:.1f} s)", err=True)
+        server = build_server(memory, allowed)
+        if transport == "stdio":
+            server.run("stdio")
+        else:
+            server.run("streamable-http", host=host, port=port)
+
+
+@click.command()
+@click.option("--host", default="127.0.0.1", show_default=True)
+@click.option("--port", type=click.IntRange(1, 65535), default=8000, show_default=True)
+@friendly_errors
+def serve(host: str, port: int) -> None:
+    """Serve memory over HTTP (REST, OpenAPI docs at /docs). Bearer tokens and their spaces
+    come from GRAPHMEM_REST_TOKENS, e.g. '{"a-long-random-secret": ["alice"]}'."""
+    settings = Settings()
+    try:
+        import uvicorn
+
+        from graphmem.serve.rest import build_app, token_spaces
+    except ImportError as exc:
+        raise click.ClickException("the REST server needs the 'server' extra: "
+                                   "pip install 'graphmem[server]'") from exc
+    from graphmem.client import Memory
+
+    tokens = token_spaces(settings.rest_tokens)
+    with Memory(settings) as memory:
+        ready = memory.warm_up()
+        spaces = sorted({s for t in tokens.values() for s in t.allowed})
+        click.echo(f"graphmem REST server for {', '.join(spaces)} at http://{host}:{port} "
+                   f"(docs at /docs; models loaded in {ready:.1f} s)", err=True)
+        app = build_app(memory, tokens, int(settings.rest_max_request_mb * 2**20))
+        uvicorn.run(app, host=host, port=port, log_level="warning")

@@ -1,0 +1,183 @@
+"""The REST server (``graphmem serve``, FastAPI; the ``server`` extra): the operations of the MCP
+tools as HTTP routes under ``/v1``, OpenAPI docs at ``/docs``.
+
+Every route but ``/v1/health`` needs ``Authorization: Bearer <token>``; each token maps to the
+spaces it may use (``GRAPHMEM_REST_TOKENS``, a JSON object such as ``{"s3cret": ["alice"]}``).
+Errors are JSON, ``{"error": {"type", "message", "field"}}``, with the message the command line
+prints for the same mistake.
+"""
+
+from __future__ import annotations
+
+import hmac
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Annotated, Any
+
+from fastapi import Depends, FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+from pydantic import BaseModel
+from starlette.responses import Response
+
+from graphmem import __version__
+from graphmem.client import Memory
+from graphmem.errors import (
+    ConfigurationError,
+    DatabaseUnavailable,
+    GraphmemError,
+    InputError,
+    MissingLayerError,
+    UnknownStrategyError,
+)
+from graphmem.serve.access import AccessError, Spaces
+from graphmem.serve.schemas import (
+    AddIn,
+    AddOut,
+    AnswerOut,
+    QuestionIn,
+    SearchOut,
+    SpaceOut,
+)
+
+# graphmem's errors as HTTP statuses (the first class that matches)
+STATUS: tuple[tuple[type[GraphmemError], int, str], ...] = (
+    (AccessError, 403, "forbidden"),
+    (InputError, 400, "input"),
+    (UnknownStrategyError, 400, "input"),
+    (MissingLayerError, 409, "missing_layer"),
+    (DatabaseUnavailable, 503, "unavailable"),
+    (ConfigurationError, 501, "configuration"),
+    (GraphmemError, 400, "error"),
+)
+
+
+class Deleted(BaseModel):
+    deleted: bool
+
+
+class Refreshed(BaseModel):
+    refreshed: dict[str, list[str]]
+
+
+class _Unauthorised(Exception):
+    """No bearer token, or one the server does not know."""
+
+
+_bearer = HTTPBearer(auto_error=False)
+
+
+def caller(request: Request, credentials: Annotated[HTTPAuthorizationCredentials | None,
+                                                    Depends(_bearer)]) -> Spaces:
+    """The spaces of the request's bearer token (every token is compared, in constant time)."""
+    given = (credentials.credentials if credentials else "").encode()
+    found = None
+    for token, spaces in request.app.state.tokens.items():
+        if hmac.compare_digest(token.encode(), given):
+            found = spaces
+    if found is None:
+        raise _Unauthorised()
+    return found  # type: ignore[no-any-return]
+
+
+Caller = Annotated[Spaces, Depends(caller)]
+
+
+def error(status: int, kind: str, message: str, field: str | None = None,
+          headers: Mapping[str, str] | None = None) -> JSONResponse:
+    return JSONResponse({"error": {"type": kind, "message": message, "field": field}},
+                        status_code=status, headers=headers)
+
+
+def build_app(memory: Memory, tokens: Mapping[str, Spaces], max_body_bytes: int) -> FastAPI:
+    """The REST app over ``memory``; ``tokens`` maps each bearer token to its spaces."""
+    app = FastAPI(title="graphmem", version=__version__,
+                  description="Long-term memory for conversational agents, on Neo4j.")
+    app.state.tokens = dict(tokens)
+
+    @app.middleware("http")
+    async def limit_size(request: Request,
+                         call_next: Callable[[Request], Awaitable[Response]]) -> Response:
+        declared = request.headers.get("content-length")
+        if declared is not None and declared.isdigit() and int(declared) > max_body_bytes:
+            return error(413, "too_large", f"a request body of {declared} bytes exceeds the "
+                         f"limit of {max_body_bytes} (GRAPHMEM_REST_MAX_REQUEST_MB)")
+        if declared is None and request.method in {"POST", "PUT", "PATCH"}:
+            body = b""
+            async for chunk in request.stream():
+                body += chunk
+                if len(body) > max_body_bytes:
+                    return error(413, "too_large", f"a request body over {max_body_bytes} "
+                                 "bytes (GRAPHMEM_REST_MAX_REQUEST_MB)")
+            request._body = body  # read once here; the route reads it again from memory
+        return await call_next(request)
+
+    @app.exception_handler(_Unauthorised)
+    async def unauthorised(request: Request, exc: _Unauthorised) -> JSONResponse:
+        return error(401, "unauthorised", "a valid bearer token is required",
+                     headers={"WWW-Authenticate": "Bearer"})
+
+    @app.exception_handler(GraphmemError)
+    async def graphmem_error(request: Request, exc: GraphmemError) -> JSONResponse:
+        status, kind = next((s, k) for cls, s, k in STATUS if isinstance(exc, cls))
+        return error(status, kind, str(exc), getattr(exc, "field", None))
+
+    @app.exception_handler(RequestValidationError)
+    async def invalid(request: Request, exc: RequestValidationError) -> JSONResponse:
+        first: dict[str, Any] = exc.errors()[0] if exc.errors() else {}
+        where = ".".join(str(p) for p in first.get("loc", ()))
+        return error(422, "input", f"{where}: {first.get('msg', 'invalid request')}", where)
+
+    @app.get("/v1/health")
+    def health() -> dict[str, str]:
+        return {"status": "ok", "version": __version__}
+
+    @app.get("/v1/spaces")
+    def spaces(who: Caller) -> list[SpaceOut]:
+        """The spaces this token may use that hold something."""
+        return SpaceOut.rows(memory.spaces(), who.allowed)
+
+    @app.delete("/v1/spaces/{space}")
+    def delete_space(space: str, who: Caller) -> Deleted:
+        """Forget everything stored in a space."""
+        return Deleted(deleted=memory.delete_space(who.resolve(space)))
+
+    @app.post("/v1/spaces/{space}/conversations/{conversation}/messages")
+    def add_messages(space: str, conversation: str, body: AddIn, who: Caller) -> AddOut:
+        """Remember messages; they are searchable when this returns."""
+        return AddOut.of(memory.add_messages(who.resolve(space), conversation,
+                                             [m.message() for m in body.messages],
+                                             session=body.session))
+
+    @app.post("/v1/spaces/{space}/search")
+    def search(space: str, body: QuestionIn, who: Caller) -> SearchOut:
+        """The memory context for a question, within a token budget."""
+        return SearchOut.of(memory.search(body.question, space=who.resolve(space),
+                                          strategy=body.strategy, budget=body.budget))
+
+    @app.post("/v1/spaces/{space}/answer")
+    def answer(space: str, body: QuestionIn, who: Caller) -> AnswerOut:
+        """An answer from memory by the server's LLM."""
+        return AnswerOut.of(memory.answer(body.question, space=who.resolve(space),
+                                          strategy=body.strategy, budget=body.budget))
+
+    @app.post("/v1/spaces/{space}/refresh")
+    def refresh(space: str, who: Caller) -> Refreshed:
+        """Bring the whole-conversation layers up to date with live messages now."""
+        return Refreshed(refreshed=memory.refresh(who.resolve(space)))
+
+    return app
+
+
+
+
+def token_spaces(tokens: Mapping[str, list[str]]) -> dict[str, Spaces]:
+    """``GRAPHMEM_REST_TOKENS`` checked: at least one token, each with its spaces."""
+    if not tokens:
+        raise ConfigurationError('no bearer tokens: set GRAPHMEM_REST_TOKENS, e.g. '
+                                 '\'{"a-long-random-secret": ["alice"]}\'')
+    short = [t for t in tokens if len(t) < 16]
+    if short:
+        raise ConfigurationError("a bearer token of GRAPHMEM_REST_TOKENS is shorter than 16 "
+                                 "characters")
+    return {token: Spaces.of(names) for token, names in tokens.items()}

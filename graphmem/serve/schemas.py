@@ -1,0 +1,97 @@
+"""What the servers take and give: one set of models for MCP tools and REST routes alike."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from graphmem.ingest.live import LiveReport, Message
+from graphmem.models import Answer, SearchResult
+
+
+class MessageIn(BaseModel):
+    """A message to remember."""
+
+    speaker: str = Field(description="who said it: a person's name, or 'user' / 'assistant'")
+    text: str = Field(description="what was said")
+    id: str | None = Field(default=None, description="a stable id: adding it again is a no-op")
+    at: datetime | None = Field(default=None,
+                                description="when it was said (ISO 8601); default: now")
+    image_caption: str | None = Field(default=None, description="what a shared image shows")
+
+    def message(self) -> Message:
+        return Message(**self.model_dump())
+
+
+class AddIn(BaseModel):
+    messages: list[MessageIn]
+    session: str | None = Field(default=None, description="a session key; default: the open "
+                                "session, or a new one after the configured silence")
+
+
+class QuestionIn(BaseModel):
+    question: str
+    strategy: str | None = Field(default=None, description="default: graphmem")
+    budget: int | None = Field(default=None, description="context tokens; default: 1000")
+
+
+class HitOut(BaseModel):
+    text: str
+    score: float
+    kind: str
+    date: str | None = Field(description="the date of the session it comes from")
+    source_ids: list[str] = Field(description="ids of the stored messages it comes from")
+
+
+class SearchOut(BaseModel):
+    context: str = Field(description="the memory to read, within the token budget")
+    context_tokens: int
+    strategy: str
+    hits: list[HitOut] = Field(description="the pieces the context is made of")
+    latency_ms: float
+
+    @classmethod
+    def of(cls, result: SearchResult) -> SearchOut:
+        shown = set(result.included)
+        return cls(context=result.context, context_tokens=result.context_tokens,
+                   strategy=result.strategy, latency_ms=round(result.latency_ms, 1),
+                   hits=[HitOut(text=h.text, score=round(h.score, 4), kind=h.kind,
+                                date=h.started_at.date().isoformat() if h.started_at
+                                else h.date_text, source_ids=h.source_ids)
+                         for h in result.hits if h.id in shown])
+
+
+class AddOut(BaseModel):
+    conversation: str
+    session: str = Field(description="the session the messages joined")
+    added: list[str] = Field(description="ids of the stored messages")
+    skipped: list[str] = Field(description="message ids stored before, left as they were")
+    new_session: bool
+
+    @classmethod
+    def of(cls, report: LiveReport) -> AddOut:
+        return cls(conversation=report.conversation, session=report.session,
+                   added=report.added, skipped=report.known, new_session=report.new_session)
+
+
+class AnswerOut(BaseModel):
+    answer: str
+    fallback: str | None = Field(description="why no LLM answer was used, when none was")
+    context: str
+
+    @classmethod
+    def of(cls, reply: Answer) -> AnswerOut:
+        return cls(answer=reply.answer, fallback=reply.fallback, context=reply.search.context)
+
+
+class SpaceOut(BaseModel):
+    space: str
+    conversations: int
+    turns: int
+
+    @classmethod
+    def rows(cls, rows: list[dict[str, Any]], allowed: frozenset[str]) -> list[SpaceOut]:
+        return [cls(space=r["space"], conversations=r["conversations"], turns=r["turns"])
+                for r in rows if r["space"] in allowed]

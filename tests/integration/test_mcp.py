@@ -1,0 +1,151 @@
+"""The MCP server through the SDK's own client: in process for every tool, over stdio as an MCP
+desktop client starts it, and over streamable HTTP; a space the server was not started for is
+refused every time."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Awaitable, Callable, Iterator
+from typing import Any
+
+import pytest
+from mcp import Client, StdioServerParameters
+
+from graphmem.client import Memory
+from graphmem.serve.access import Spaces
+from graphmem.serve.mcp_tools import build_server
+
+from helpers import SAMPLE
+
+TOOLS = {"add_messages", "search_memory", "answer_question", "list_spaces", "delete_space"}
+
+
+def run(body: Callable[[Client], Awaitable[Any]], server: Any) -> Any:
+    async def main() -> Any:
+        async with Client(server) as client:
+            return await body(client)
+
+    return asyncio.run(main())
+
+
+def test_every_tool_in_process(memory: Memory, space: str) -> None:
+    server = build_server(memory, Spaces.of([space]))
+
+    async def body(client: Client) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        out["tools"] = {t.name: t for t in (await client.list_tools()).tools}
+        out["add"] = await client.call_tool("add_messages", {"messages": [
+            {"speaker": "Ann", "text": "My sister Lena moved to Porto last week.", "id": "a1",
+             "at": "2025-06-02T10:00:00"},
+            {"speaker": "Bot", "text": "Porto is lovely. Will you visit her?", "id": "a2",
+             "at": "2025-06-02T10:01:00"}], "conversation": "chat"})
+        out["again"] = await client.call_tool("add_messages", {"messages": [
+            {"speaker": "Ann", "text": "My sister Lena moved to Porto last week.",
+             "id": "a1"}], "conversation": "chat"})
+        out["search"] = await client.call_tool("search_memory", {
+            "question": "Where does Ann's sister live now?", "budget": 200})
+        out["spaces"] = await client.call_tool("list_spaces", {})
+        out["other"] = await client.call_tool("search_memory", {
+            "question": "anything", "space": "someone-else"})
+        out["empty"] = await client.call_tool("add_messages", {"messages": [
+            {"speaker": "Ann", "text": "   "}]})
+        out["answer"] = await client.call_tool("answer_question", {"question": "Who moved?"})
+        out["delete"] = await client.call_tool("delete_space", {"space": space})
+        return out
+
+    out = run(body, server)
+    assert set(out["tools"]) == TOOLS
+    schema = out["tools"]["add_messages"].input_schema
+    assert schema["required"] == ["messages"] and "space" in schema["properties"]
+    assert out["tools"]["search_memory"].description.startswith("Find what memory holds")
+    add = out["add"].structured_content
+    assert (add["added"], add["session"], add["new_session"]) == (["a1", "a2"], "session_1",
+                                                                  True)
+    assert out["again"].structured_content["skipped"] == ["a1"]
+    found = out["search"].structured_content
+    assert "Porto" in found["context"] and found["strategy"] == "graphmem"
+    assert any("a1" in hit["source_ids"] for hit in found["hits"])
+    assert found["hits"][0]["date"] == "2025-06-02"
+    assert out["spaces"].structured_content["result"] == [
+        {"space": space, "conversations": 1, "turns": 2}]
+    assert out["other"].is_error and "'someone-else' is not served here" in \
+        out["other"].content[0].text
+    assert out["empty"].is_error and "messages[0].text" in out["empty"].content[0].text
+    if memory.llm is None:  # the test settings have no LLM: the error says what to set
+        assert out["answer"].is_error and "GRAPHMEM_LLM_BASE_URL" in out["answer"].content[0].text
+    assert out["delete"].structured_content["result"] is True
+    assert not memory.has_space(space)
+
+
+def test_two_spaces_need_a_name(memory: Memory, space: str) -> None:
+    server = build_server(memory, Spaces.of([space, f"{space}-b"]))
+
+    async def body(client: Client) -> Any:
+        return await client.call_tool("search_memory", {"question": "anything"})
+
+    result = run(body, server)
+    assert result.is_error and "name a space" in result.content[0].text
+
+
+def _env() -> dict[str, str]:
+    return {**os.environ, "PYTHONUNBUFFERED": "1"}
+
+
+def test_stdio_server_as_a_desktop_client_starts_it(memory: Memory, space: str) -> None:
+    memory.ingest(SAMPLE, space=space)
+    params = StdioServerParameters(command=sys.executable,
+                                   args=["-m", "graphmem", "mcp", "--space", space],
+                                   env=_env())
+
+    async def body(client: Client) -> tuple[Any, Any]:
+        found = await client.call_tool("search_memory", {
+            "question": "What did Maya adopt?", "budget": 300})
+        refused = await client.call_tool("delete_space", {"space": "not-mine"})
+        return found, refused
+
+    found, refused = run(body, params)
+    assert "Pepper" in found.structured_content["context"]
+    assert refused.is_error and "not served here" in refused.content[0].text
+    assert memory.has_space(space)
+
+
+@pytest.fixture()
+def http_server(space: str) -> Iterator[str]:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    process = subprocess.Popen(
+        [sys.executable, "-m", "graphmem", "mcp", "--space", space, "--transport", "http",
+         "--port", str(port)], env=_env(), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:
+            assert process.poll() is None, process.stderr.read().decode()  # type: ignore[union-attr]
+            with socket.socket() as s:
+                if s.connect_ex(("127.0.0.1", port)) == 0:
+                    break
+            time.sleep(0.5)
+        yield f"http://127.0.0.1:{port}/mcp"
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
+
+
+def test_streamable_http(memory: Memory, space: str, http_server: str) -> None:
+    async def body(client: Client) -> tuple[Any, Any, Any]:
+        added = await client.call_tool("add_messages", {"messages": [
+            {"speaker": "Ann", "text": "I booked the ferry to Skye for 14 July."}]})
+        found = await client.call_tool("search_memory", {"question": "When is the ferry?",
+                                                         "budget": 100})
+        refused = await client.call_tool("list_spaces", {})
+        return added, found, refused
+
+    added, found, listed = run(body, http_server)
+    assert added.structured_content["added"] == ["session_1:1"]
+    assert "Skye" in found.structured_content["context"]
+    assert [s["space"] for s in listed.structured_content["result"]] == [space]

@@ -1,0 +1,112 @@
+"""The REST server as a user runs it (`graphmem serve` in its own process), through an HTTP
+client: tokens map to spaces, another tenant's space is refused, errors are JSON with the
+command line's messages, large bodies are refused."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+
+import httpx
+import pytest
+
+from graphmem.client import Memory
+
+from helpers import SAMPLE
+
+ALICE = "alice-token-0123456789"
+BOB = "bob-token-0123456789ab"
+
+
+@pytest.fixture()
+def server(space: str, memory: Memory) -> Iterator[tuple[str, str, str]]:
+    other = f"{space}-bob"
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    env = {**os.environ, "GRAPHMEM_REST_TOKENS": json.dumps({ALICE: [space], BOB: [other]}),
+           "GRAPHMEM_REST_MAX_REQUEST_MB": "0.01"}
+    process = subprocess.Popen([sys.executable, "-m", "graphmem", "serve", "--port",
+                                str(port)], env=env, stdout=subprocess.DEVNULL,
+                               stderr=subprocess.PIPE)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 120
+        while True:
+            assert process.poll() is None, process.stderr.read().decode()  # type: ignore[union-attr]
+            assert time.monotonic() < deadline, "the server did not start"
+            try:
+                if httpx.get(f"{url}/v1/health").status_code == 200:
+                    break
+            except httpx.TransportError:
+                time.sleep(0.5)
+        yield url, space, other
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
+        memory.delete_space(other)
+
+
+def test_rest_round_trip_and_tenants(server: tuple[str, str, str], memory: Memory) -> None:
+    url, space, other = server
+    alice = httpx.Client(base_url=url, headers={"Authorization": f"Bearer {ALICE}"},
+                         timeout=60)
+    bob = httpx.Client(base_url=url, headers={"Authorization": f"Bearer {BOB}"}, timeout=60)
+    memory.ingest(SAMPLE, space=space)
+
+    added = alice.post(f"/v1/spaces/{space}/conversations/chat/messages", json={"messages": [
+        {"speaker": "Maya", "text": "The kiln firing went well, all four mugs survived.",
+         "id": "k1", "at": "2024-04-02T19:00:00"}]})
+    assert added.status_code == 200, added.text
+    assert added.json()["added"] == ["k1"]
+    found = alice.post(f"/v1/spaces/{space}/search", json={"question": "What did Maya adopt?",
+                                                           "budget": 300})
+    assert found.status_code == 200 and "Pepper" in found.json()["context"]
+    assert alice.get("/v1/spaces").json() == [{"space": space, "conversations": 2,
+                                               "turns": 18}]
+
+    # Bob's token reaches Bob's space only: Alice's is refused, on every route
+    for method, path, body in [
+            ("POST", f"/v1/spaces/{space}/search", {"question": "What did Maya adopt?"}),
+            ("POST", f"/v1/spaces/{space}/conversations/c/messages",
+             {"messages": [{"speaker": "Bob", "text": "hi"}]}),
+            ("DELETE", f"/v1/spaces/{space}", None)]:
+        refused = bob.request(method, path, json=body)
+        assert refused.status_code == 403, (path, refused.text)
+        assert refused.json()["error"]["message"] == (
+            f"space {space!r} is not served here; allowed: {other}")
+    assert bob.get("/v1/spaces").json() == []
+    assert memory.has_space(space)
+
+    # no token, or a wrong one
+    anonymous = httpx.post(f"{url}/v1/spaces/{space}/search", json={"question": "x"})
+    assert anonymous.status_code == 401 and anonymous.headers["www-authenticate"] == "Bearer"
+    forged = httpx.post(f"{url}/v1/spaces/{space}/search", json={"question": "x"},
+                        headers={"Authorization": "Bearer nope"})
+    assert forged.status_code == 401
+
+    # graphmem's own messages, as the command line prints them
+    empty = alice.post(f"/v1/spaces/{space}/search", json={"question": "  "})
+    assert empty.status_code == 400
+    assert empty.json()["error"] == {"type": "input", "message": "field question: the "
+                                     "question is empty", "field": "question"}
+    bad = alice.post(f"/v1/spaces/{space}/conversations/chat/messages",
+                     json={"messages": [{"speaker": "Maya", "text": ""}]})
+    assert bad.status_code == 400 and bad.json()["error"]["field"] == "messages[0].text"
+    shape = alice.post(f"/v1/spaces/{space}/search", json={"budget": 10})
+    assert shape.status_code == 422 and shape.json()["error"]["field"] == "body.question"
+    unknown = alice.post(f"/v1/spaces/{space}/search", json={"question": "x",
+                                                             "strategy": "nope"})
+    assert unknown.status_code == 400 and "nope" in unknown.json()["error"]["message"]
+    big = alice.post(f"/v1/spaces/{space}/conversations/chat/messages", json={"messages": [
+        {"speaker": "Maya", "text": "x" * 20_000}]})
+    assert big.status_code == 413 and big.json()["error"]["type"] == "too_large"
+
+    assert alice.get("/openapi.json").json()["info"]["title"] == "graphmem"
+    deleted = alice.delete(f"/v1/spaces/{space}")
+    assert deleted.json() == {"deleted": True} and not memory.has_space(space)
