@@ -11,19 +11,17 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping, Sequence
-from datetime import UTC, datetime, timedelta
-from functools import partial
 from pathlib import Path
 from typing import Any, Literal
 
 from graphmem.config import Settings
 from graphmem.errors import ConfigurationError, InputError
 from graphmem.ingest.fields import Where, check_record, unique
-from graphmem.ingest.fields import key as field_key
-from graphmem.ingest.ids import check_space, conversation_id
-from graphmem.ingest.layer import Job, LayerContext
-from graphmem.ingest.layers import LAYERS, parse_names, run_order, with_needs
-from graphmem.ingest.live import LiveReport, Message, mark, parse_messages, plan
+from graphmem.ingest.ids import check_space
+from graphmem.ingest.layer import LayerContext
+from graphmem.ingest.layers import parse_names, run_order, with_needs
+from graphmem.ingest.live import LiveReport, Message
+from graphmem.ingest.live_writer import LiveWriter
 from graphmem.ingest.loaders import BadTurnPolicy, Format, parse_file
 from graphmem.ingest.stored import stored_conversations
 from graphmem.ingest.writer import GraphWriter, IngestReport
@@ -35,12 +33,7 @@ from graphmem.retrieve.base import Query, RetrievalContext, space_state
 from graphmem.retrieve.packing import pack
 from graphmem.retrieve.ppr import ProjectionCache
 from graphmem.retrieve.registry import get_strategy
-from graphmem.store import GraphStore, Tx
-
-
-def _clear_pending(layers: list[str], tx: Tx, job: Job) -> None:
-    tx.run("ingest/clear_pending", space=job.space, conversation_id=job.conversation_id,
-           layers=layers)
+from graphmem.store import GraphStore
 
 
 class Memory:
@@ -58,7 +51,9 @@ class Memory:
         self.settings = settings or Settings()
         self.store = store or GraphStore(self.settings)
         self.embedder = embedder or SentenceTransformerEmbedder.from_settings(self.settings)
-        self._live_embedder = MemoEmbedder(self.embedder)
+        live_embedder = MemoEmbedder(self.embedder)
+        self.live = LiveWriter(self.store, self.settings,
+                               lambda: self._layer_context(live_embedder))
         self._llm = llm
         self.progress = progress
         self._schema_ready = self._vectors_checked = False
@@ -73,6 +68,8 @@ class Memory:
         self.close()
 
     def close(self) -> None:
+        """Finish deriving live messages, then release the driver."""
+        self.live.close()
         self.store.close()
 
     @property
@@ -193,55 +190,23 @@ class Memory:
         layers: str | Sequence[str] | None = None,
     ) -> LiveReport:
         """Append ``messages`` to the open session of ``conversation`` in ``space`` (a new
-        session when none is open: see :mod:`graphmem.ingest.live`), or to the session keyed
-        ``session``. A message that carries an ``id`` stored already is skipped. The new turns
-        are searchable when this returns; whole-conversation layers catch up as the session
-        closes (``GRAPHMEM_LIVE_REFRESH``) or on :meth:`refresh`."""
-        began = time.perf_counter()
-        check_space(space)
-        where = Where("(messages)", "live", self.settings.max_turn_chars, "error", [])
-        conversation = field_key(conversation, where, "conversation")
-        session = None if session is None else field_key(session, where, "session")
-        parsed = parse_messages(messages, self.settings.max_turn_chars,
-                                datetime.now(UTC).replace(tzinfo=None))
-        order = run_order(["turns", *parse_names(self.settings.ingest_layers if layers is None
-                                                 else layers)])
-        now = [n for n in order if LAYERS[n].scope == "session"]
-        later = [n for n in order if n not in now]
+        session after ``GRAPHMEM_LIVE_SESSION_GAP_MINUTES`` of silence), or to the session
+        keyed ``session``. A message whose ``id`` is stored already is skipped. The new turns
+        are searchable when this returns; the derived layers catch up as
+        ``GRAPHMEM_LIVE_DERIVE`` says (default: in a background thread, a moment later; see
+        :mod:`graphmem.ingest.live_writer`)."""
         self.ensure_schema()
-        live = plan(self.store, space, conversation, parsed, session,
-                    timedelta(minutes=self.settings.live_session_gap_minutes))
-        report = LiveReport(space, conversation, live.session.key, live.added, live.known,
-                            live.new_session)
-        pending = list(dict.fromkeys([*live.pending, *later])) if live.added else live.pending
-        if live.added:
-            writer = GraphWriter(self._layer_context(self._live_embedder), now)
-            done = writer.write(space, [live.record],
-                                finish=lambda tx, job: mark(tx, job, live, later))
-            report.layers = {name: t.seconds for name, t in done.layers.items()}
-            report.write_seconds = done.write_seconds
-        if live.closed_session and pending and self.settings.live_refresh == "session":
-            report.refreshed = self.refresh(space, conversation).get(conversation, [])
-        report.pending = [n for n in pending if n not in report.refreshed]
-        report.seconds = time.perf_counter() - began
-        return report
+        return self.live.add(space, conversation, messages, session, layers)
 
     def refresh(self, space: str, conversation: str | None = None) -> dict[str, list[str]]:
-        """Bring the whole-conversation layers (scenes, episodes) up to date with live
-        messages, for one conversation or all of ``space``; returns the layers redone per
-        conversation key."""
-        check_space(space)
-        cid = None if conversation is None else conversation_id(space, conversation)
-        done: dict[str, list[str]] = {}
-        for row in self.store.read("ingest/pending_conversations", space=space,
-                                   conversation_id=cid):
-            key, names = row["conversation"], run_order(row["pending"], present=["turns"])
-            names = [n for n in names if n != "turns"]
-            [record] = stored_conversations(self.store, space, conversation_id(space, key))
-            writer = GraphWriter(self._layer_context(self._live_embedder), names)
-            writer.write(space, [record], finish=partial(_clear_pending, row["pending"]))
-            done[key] = names
-        return done
+        """Derive, now, the layers live messages left pending in one conversation (or all of
+        ``space``); returns the layers derived per conversation key."""
+        return self.live.refresh(space, conversation)
+
+    def flush(self, timeout: float | None = None) -> bool:
+        """Wait until the background derivation of live messages is idle (True) or
+        ``timeout`` seconds pass (False)."""
+        return self.live.flush(timeout)
 
     # ------------------------------------------------------------------ read path
     def search(
@@ -322,6 +287,7 @@ class Memory:
     def delete_space(self, space: str) -> bool:
         """Remove everything stored for ``space`` and nothing else; False when there was no
         such space."""
+        self.flush()  # a background derivation must not write into the space after this
         existed = self.has_space(space)
         self.projections.drop_space(self.store, space)
         self.store.run_autocommit("admin/delete_space", space=space)

@@ -78,9 +78,13 @@ class Settings(BaseSettings):
     live_session_gap_minutes: float = Field(
         default=30.0, gt=0, description="live messages: silence after which the next message "
         "opens a new session")
-    live_refresh: Literal["session", "manual"] = Field(
-        default="session", description="live messages: when the whole-conversation layers "
-        "(scenes, episodes) catch up: as a session closes, or only on Memory.refresh")
+    live_derive: Literal["background", "inline", "manual"] = Field(
+        default="background", description="live messages: when the derived layers catch up "
+        "with new turns: in a background thread just after; in the call (whole-conversation "
+        "layers as a session closes); or only on Memory.refresh")
+    live_delay_seconds: float = Field(
+        default=1.0, ge=0, description="live messages, background: seconds after a "
+        "conversation's last message before its layers are derived (a burst is derived once)")
     segments_round: Literal["turn", "pair"] = Field(
         default="turn", description="MMS: a round is one turn, or a turn and its reply")
     segments_retrieval: str = Field(

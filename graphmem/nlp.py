@@ -34,28 +34,36 @@ def nlp() -> Any:
         return _nlp
 
 
-_MEMO_SIZE = 20_000
+_MEMO_SIZE = 4096  # a Doc of a turn is some kilobytes: this keeps tens of megabytes at most
 _memo: OrderedDict[str, Any] = OrderedDict()
 _memo_lock = threading.Lock()
+# spaCy makes no promise that one pipeline can run in two threads at once (and would not run
+# faster: its models hold the GIL), so every parse goes through this lock
+_run_lock = threading.Lock()
 
 
 def parse(texts: Sequence[str]) -> list[Any]:
     """spaCy Docs of ``texts``, remembered by text (the most recent ``_MEMO_SIZE``): live
     messages re-read their open session at every message, and only new text needs parsing.
-    The Docs are shared: read them, never change them."""
+    Safe from any thread. The Docs are shared: read them, never change them."""
     with _memo_lock:
         missing = list(dict.fromkeys(t for t in texts if t not in _memo))
-    parsed = dict(zip(missing, nlp().pipe(missing, batch_size=64), strict=True))
+    if missing:
+        pipeline = nlp()
+        with _run_lock:
+            parsed = dict(zip(missing, pipeline.pipe(missing, batch_size=64), strict=True))
+    else:
+        parsed = {}
     with _memo_lock:
-        for text, doc in parsed.items():
-            _memo[text] = doc
-        out = []
-        for text in texts:
-            doc = parsed.get(text)
-            if doc is None:
-                doc = _memo[text]
+        for text in texts:  # what another thread evicted meanwhile is parsed again below
+            if text not in parsed and text in _memo:
+                parsed[text] = _memo[text]
                 _memo.move_to_end(text)
-            out.append(doc)
+        _memo.update(parsed)
         while len(_memo) > _MEMO_SIZE:
             _memo.popitem(last=False)
-    return out
+    lost = [t for t in dict.fromkeys(texts) if t not in parsed]
+    if lost:
+        with _run_lock:
+            parsed.update(zip(lost, nlp().pipe(lost, batch_size=64), strict=True))
+    return [parsed[t] for t in texts]

@@ -49,6 +49,9 @@ def space(store: GraphStore) -> Iterator[str]:
 
 @pytest.fixture()
 def memory(settings: Settings, store: GraphStore,
-           embedder: SentenceTransformerEmbedder) -> Memory:
-    # shares the session's driver; Memory.close() is not called so the driver stays open
-    return Memory(settings, store=store, embedder=embedder)
+           embedder: SentenceTransformerEmbedder) -> Iterator[Memory]:
+    # shares the session's driver: Memory.close() is not called so the driver stays open, but
+    # its background derivation of live messages is finished and stopped
+    memory = Memory(settings, store=store, embedder=embedder)
+    yield memory
+    memory.live.close()

@@ -1,7 +1,9 @@
-// Conversations of a space whose whole-conversation layers wait for live messages, with the
-// layers that wait. Params: $space, $conversation_id (one conversation, or null for all).
+// Conversations of a space with work left by live messages: the layers to derive, the
+// sessions whose session-scoped layers wait, and the live version read with them.
+// Params: $space, $conversation_id (one conversation, or null for all).
 MATCH (c:Conversation {space: $space})
 WHERE size(coalesce(c.pending_layers, [])) > 0
   AND ($conversation_id IS NULL OR c.id = $conversation_id)
-RETURN c.key AS conversation, c.pending_layers AS pending
+RETURN c.key AS conversation, c.pending_layers AS pending,
+       coalesce(c.pending_sessions, []) AS sessions, coalesce(c.live_version, 0) AS version
 ORDER BY conversation;

@@ -19,7 +19,7 @@ from functools import lru_cache
 from typing import Any, Literal
 
 from graphmem.models import ConversationRecord, SessionRecord, TurnRecord
-from graphmem.nlp import nlp, parse
+from graphmem.nlp import parse
 from graphmem.prompts import edu_extraction, event_arguments
 from graphmem.providers.llm import LLM
 from graphmem.text import arguments_of, display_name, turn_line
@@ -136,7 +136,7 @@ def session_edus(session: SessionRecord, speakers: Sequence[str]) -> list[EDURec
             n += 1
         if turn.image_caption:
             text = f"{speaker} shared a picture: {turn.image_caption}."
-            caption_doc = nlp()(turn.image_caption)
+            caption_doc = parse([turn.image_caption])[0]
             edus.append(EDURecord(key=f"{turn.source_id}~image", kind="edu", text=text,
                                   rendered=text, speaker=speaker, source_ids=(turn.source_id,),
                                   arguments=arguments_of(caption_doc[:])))
@@ -183,7 +183,7 @@ def _llm_records(session: SessionRecord, reply: edu_extraction.EDUExtraction,
         llm, lambda: event_arguments.messages([e.text for e in edus]), accept=by_statement,
         fallback=none_chosen, notes=fallbacks, where=f"arguments of session {session.key}")
     return [EDURecord(e.key, e.kind, e.text, e.rendered, e.speaker, e.source_ids,
-                      chosen[i] if i in chosen else arguments_of(nlp()(e.text)[:]))
+                      chosen[i] if i in chosen else arguments_of(parse([e.text])[0][:]))
             for i, e in enumerate(edus)]
 
 

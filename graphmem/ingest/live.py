@@ -1,13 +1,13 @@
 """Live messages: an agent stores each message as it arrives, without re-ingesting.
 
 A message joins its conversation's open session: the last session, while its last message is
-less than ``GRAPHMEM_LIVE_SESSION_GAP_MINUTES`` old; otherwise a new session opens. The layers
-whose output for a session depends on that session alone (``Layer.scope == "session"``: turns,
-EDUs, events, segments) are rewritten for the open session only, in one transaction, so the new
-turns are searchable at once. The layers that read the whole conversation (scenes, episodes)
-are marked pending on the conversation and catch up when a session closes (or on
-:meth:`graphmem.Memory.refresh`). After that, the graph equals the one a single ingest of the
-same turns writes (``tests/integration/test_live.py`` checks it).
+less than ``GRAPHMEM_LIVE_SESSION_GAP_MINUTES`` old; otherwise a new session opens. Its turn is
+written and embedded at once (searchable when the call returns). The derived layers are
+rewritten only where the new turns change them: a layer whose output for a session depends on
+that session alone (``Layer.scope == "session"``: EDUs, events, segments) over the sessions
+that received messages; a layer that reads the whole conversation (scenes, episodes) over the
+conversation. :mod:`graphmem.ingest.live_writer` says when. Once they have caught up, the graph
+equals the one a single ingest of the same turns writes (``tests/integration/test_live.py``).
 """
 
 from __future__ import annotations
@@ -183,12 +183,13 @@ def _free_id(wanted: str, taken: set[str]) -> str:
     return candidate
 
 
-def mark(tx: Tx, job: Job, live: LivePlan, pending: list[str]) -> None:
-    """Inside the write transaction: the session's last message time, and the layers that
-    wait for a refresh. The session counts as holding those layers (its strategies work; the
-    conversation's ``pending_layers`` says they lag behind)."""
+def mark(tx: Tx, job: Job, live: LivePlan, pending: list[str], sessions: list[str]) -> None:
+    """Inside the write transaction: the session's last message time, and the work left for
+    a refresh (``pending`` layers; ``sessions`` whose session-scoped layers wait). The session
+    counts as holding the pending layers, so strategies that need them keep working; the
+    conversation's ``pending_layers`` says they lag behind."""
     tx.run("ingest/mark_layers", space=job.space, session_ids=job.session_ids, layers=pending,
            known=layer_names())
     tx.run("ingest/mark_live", space=job.space, conversation_id=job.conversation_id,
            session_id=session_id(job.space, job.conversation.key, live.session.key),
-           last_message_at=live.last_message_at, pending=pending)
+           last_message_at=live.last_message_at, pending=pending, sessions=sessions)

@@ -30,7 +30,7 @@ from typing import Any
 
 import numpy as np
 
-from graphmem.nlp import nlp
+from graphmem.nlp import parse as parse_texts
 
 MODEL_PATH = Path(__file__).with_name("memdecider.npz")
 METRICS_PATH = Path(__file__).with_name("memdecider.json")
@@ -79,7 +79,7 @@ def syntactic(docs: Sequence[Any]) -> np.ndarray:
 
 def parse(texts: Sequence[str]) -> list[Any]:
     """spaCy docs of the texts' first ``SPACY_CHARS`` characters."""
-    return list(nlp().pipe(t[:SPACY_CHARS] for t in texts))
+    return parse_texts([t[:SPACY_CHARS] for t in texts])
 
 
 def hand_features(turns: Sequence[TurnText], docs: Sequence[Any] | None = None) -> np.ndarray:

@@ -6,6 +6,7 @@ Shared by the segmenter and the boundary model, which both read topics.
 from __future__ import annotations
 
 import re
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -16,6 +17,7 @@ MAX_KEYWORDS = 8
 _SPACES = re.compile(r"\s+")
 _MEMO_SIZE = 20_000
 _topics: dict[str, TurnTopic] = {}  # by text, oldest first
+_lock = threading.Lock()
 
 
 @dataclass(frozen=True)
@@ -46,18 +48,21 @@ def rule_topics(texts: Sequence[str]) -> list[TurnTopic]:
     """LLM-free topics: the first noun chunk (or keyword) as topic, content lemmas as keywords.
     Remembered by text, like the parses they come from."""
     cleaned = [_SPACES.sub(" ", t) for t in texts]
-    missing = [t for t in dict.fromkeys(cleaned) if t not in _topics]
+    with _lock:
+        found = {t: _topics[t] for t in cleaned if t in _topics}
+    missing = [t for t in dict.fromkeys(cleaned) if t not in found]
     for text, doc in zip(missing, parse(missing), strict=True):
         words = keywords(doc)
         chunks = [" ".join(t.lower_ for t in c if t.pos_ not in {"DET", "PRON"})
                   for c in doc.noun_chunks if c.root.pos_ in {"NOUN", "PROPN"}]
         chunks = [c for c in chunks if c]
-        _topics[text] = TurnTopic(chunks[0] if chunks else (words[0] if words else ""), words,
-                                  tuple(dict.fromkeys(chunks))[:MAX_KEYWORDS])
-    out = [_topics[t] for t in cleaned]
-    while len(_topics) > _MEMO_SIZE:
-        _topics.pop(next(iter(_topics)))
-    return out
+        found[text] = TurnTopic(chunks[0] if chunks else (words[0] if words else ""), words,
+                                tuple(dict.fromkeys(chunks))[:MAX_KEYWORDS])
+    with _lock:
+        _topics.update(found)
+        while len(_topics) > _MEMO_SIZE:
+            _topics.pop(next(iter(_topics)))
+    return [found[t] for t in cleaned]
 
 
 def topic_texts(texts: Sequence[str], topics: Sequence[TurnTopic]) -> list[str]:

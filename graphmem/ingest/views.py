@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from graphmem.models import ConversationRecord, SessionRecord, TurnRecord
-from graphmem.nlp import nlp
+from graphmem.nlp import parse
 from graphmem.text import display_name, turn_line
 
 PLACE_LABELS = {"GPE", "LOC", "FAC"}
@@ -122,7 +122,7 @@ def turn_facts(conv: ConversationRecord) -> dict[str, TurnFacts]:
     turns = [t for s in conv.sessions for t in s.turns]
     lowered = {w for t in turns for w in _WORD.findall(t.text) if w.islower()}
     facts: dict[str, TurnFacts] = {}
-    for turn, doc in zip(turns, nlp().pipe([t.text for t in turns]), strict=True):
+    for turn, doc in zip(turns, parse([t.text for t in turns]), strict=True):
         persons = [e.text for e in doc.ents if e.label_ == "PERSON"
                    and not any(w.lower() in lowered for w in _WORD.findall(e.text))]
         places = [e.text for e in doc.ents if e.label_ in PLACE_LABELS]

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 
 from graphmem.errors import MissingLayerError
 from graphmem.models import Hit
-from graphmem.nlp import nlp
+from graphmem.nlp import parse
 from graphmem.providers.embedder import Embedder
 from graphmem.store import GraphStore
 from graphmem.text import arguments_of, lucene_terms
@@ -56,7 +56,7 @@ class Query:
     @cached_property
     def doc(self) -> Any:
         """The question parsed by spaCy (once)."""
-        return nlp()(self.text)
+        return parse([self.text])[0]
 
     @cached_property
     def entities(self) -> list[str]:

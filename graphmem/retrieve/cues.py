@@ -24,7 +24,7 @@ from functools import lru_cache
 from typing import Any, TypeVar
 
 from graphmem.ingest.views import Cast, place_key
-from graphmem.nlp import nlp
+from graphmem.nlp import parse
 
 MONTHS = {m.lower() for m in calendar.month_name if m}
 _YEAR = re.compile(r"\b(1[89]|20)\d{2}\b")
@@ -66,7 +66,7 @@ def date_span(text: str) -> tuple[datetime, datetime] | None:
 
 
 def question_cues(question: str, cast: Cast) -> Cues:
-    doc = nlp()(question)
+    doc = parse([question])[0]
     named = [e.text for e in doc.ents if e.label_ == "PERSON"]
     named += [t.text for t in doc if t.pos_ == "PROPN"]
     persons = tuple(dict.fromkeys(k for n in named for k in cast.match(n)))

@@ -776,19 +776,28 @@ def _live_session(store: GraphStore, space: str, memory: Memory) -> None:
 def _pending(store: GraphStore, space: str, memory: Memory) -> None:
     cid, sid = conversation_id(space, KEY), session_id(space, KEY, "s3")
     assert store.read("ingest/pending_conversations", space=space, conversation_id=None) == []
-    for pending in (["scenes"], ["scenes", "episodes"]):
+    for n, pending in enumerate((["scenes"], ["scenes", "episodes"]), 1):
         [row] = store.write("ingest/mark_live", space=space, conversation_id=cid,
                             session_id=sid, last_message_at=datetime(2024, 4, 1, 9, 30),
-                            pending=pending)
-        assert row == {"session": sid, "pending": ["scenes", "episodes"][:len(pending)]}
+                            pending=pending, sessions=["s3"])
+        assert row == {"session": sid, "pending": ["scenes", "episodes"][:n],
+                       "sessions": ["s3"], "version": n}
     assert store.read("ingest/pending_conversations", space=space, conversation_id=cid) == [
-        {"conversation": KEY, "pending": ["scenes", "episodes"]}]
+        {"conversation": KEY, "pending": ["scenes", "episodes"], "sessions": ["s3"],
+         "version": 2}]
     assert store.read("ingest/pending_conversations", space="elsewhere",
                       conversation_id=None) == []
+    # a refresh that read version 1 clears nothing: a message came after it read
     [row] = store.write("ingest/clear_pending", space=space, conversation_id=cid,
-                        layers=["scenes"])
-    assert row == {"conversation": cid, "pending": ["episodes"]}
-    store.write("ingest/clear_pending", space=space, conversation_id=cid, layers=["episodes"])
+                        layers=["scenes"], sessions=["s3"], version=1)
+    assert row == {"conversation": cid, "cleared": False, "pending": ["scenes", "episodes"],
+                   "sessions": ["s3"]}
+    [row] = store.write("ingest/clear_pending", space=space, conversation_id=cid,
+                        layers=["scenes"], sessions=[], version=2)
+    assert row == {"conversation": cid, "cleared": True, "pending": ["episodes"],
+                   "sessions": ["s3"]}
+    store.write("ingest/clear_pending", space=space, conversation_id=cid,
+                layers=["episodes"], sessions=["s3"], version=2)
     assert store.read("ingest/pending_conversations", space=space, conversation_id=None) == []
     assert query_rows(store, "MATCH (s:Session {id: $id}) RETURN s.last_message_at.hour AS h",
                       id=sid) == [{"h": 9}]

@@ -11,13 +11,17 @@ from typing import Any
 import pytest
 
 from graphmem.client import Memory
+from graphmem.config import Settings
 from graphmem.errors import InputError
 from graphmem.ingest.loaders import parse_file
 from graphmem.models import ConversationRecord, SessionRecord
+from graphmem.providers.embedder import Embedder
+from graphmem.store import GraphStore
 
 from helpers import SAMPLE, query_rows
 
-LIVE_ONLY = {"last_message_at"}  # the open-session clock: not part of an ingested graph
+# the open-session clock and the live version: not part of an ingested graph
+LIVE_ONLY = {"last_message_at", "live_version"}
 
 
 def _same_graph(live: list[dict[str, Any]], ingested: list[dict[str, Any]]) -> None:
@@ -47,24 +51,34 @@ def _messages(session: SessionRecord) -> list[dict[str, Any]]:
             for i, t in enumerate(session.turns)]
 
 
-def test_one_message_at_a_time_builds_the_graph_of_one_ingest(memory: Memory,
-                                                               space: str) -> None:
+@pytest.mark.parametrize("mode", ["background", "inline"])
+def test_one_message_at_a_time_builds_the_graph_of_one_ingest(
+        settings: Settings, store: GraphStore, embedder: Embedder, space: str,
+        mode: str) -> None:
+    memory = Memory(settings.model_copy(update={"live_derive": mode,
+                                                "live_delay_seconds": 0.2}),
+                    store=store, embedder=embedder)
     [conv] = parse_file(Path(SAMPLE), "auto").conversations
     reports = []
     for session in conv.sessions:
         for message in _messages(session):
             reports.append(memory.add_messages(space, conv.key, [message]))
-    # the sessions are days apart: each opened by the gap, and each one closing refreshed
-    # the whole-conversation layers
+    # the sessions are days apart: each one opened by the gap
     assert [r.session for r in reports if r.new_session] == ["session_1", "session_2",
                                                             "session_3"]
-    assert [r.refreshed for r in reports if r.new_session][1:] == [["scenes", "episodes"]] * 2
-    assert reports[-1].pending == ["scenes", "episodes"]
-    # the newest turn is searchable at once, before any refresh
+    if mode == "inline":  # closing a session brought the whole-conversation layers up
+        assert [r.refreshed for r in reports if r.new_session][1:] == [["scenes",
+                                                                         "episodes"]] * 2
+        assert reports[-1].pending == ["scenes", "episodes"]
+    else:  # only the turns were written in the calls
+        assert all(set(r.layers) == {"turns"} for r in reports)
+        assert reports[-1].pending == ["edus", "events", "segments", "scenes", "episodes"]
+    # the newest turn is searchable at once
     found = memory.search("What did Maya show in the photo?", space=space, budget=200)
     assert any("s3:3" in hit.source_ids for hit in found.hits)
-    assert memory.refresh(space) == {conv.key: ["scenes", "episodes"]}
-    assert memory.refresh(space) == {}
+    assert memory.flush(timeout=300)
+    memory.refresh(space)
+    assert memory.refresh(space) == {}  # nothing waits any more
     live = memory.store.read("admin/space_snapshot", space=space)
 
     # the same turns, ingested at once as the sessions they became
@@ -75,6 +89,28 @@ def test_one_message_at_a_time_builds_the_graph_of_one_ingest(memory: Memory,
     memory.delete_space(space)
     memory.ingest([record], space=space)
     _same_graph(live, memory.store.read("admin/space_snapshot", space=space))
+    memory.live.close()
+
+
+def test_a_refresh_started_before_a_message_leaves_its_work_pending(
+        settings: Settings, store: GraphStore, embedder: Embedder, space: str) -> None:
+    memory = Memory(settings.model_copy(update={"live_derive": "manual"}), store=store,
+                    embedder=embedder)
+    memory.add_messages(space, "c", [{"speaker": "Ann", "text": "I moved to Leeds."}])
+    [row] = memory.store.read("ingest/pending_conversations", space=space,
+                              conversation_id=None)
+    memory.add_messages(space, "c", [{"speaker": "Ann", "text": "The flat has a garden."}])
+    cid = f"{space}/c"
+    [stale] = memory.store.write("ingest/clear_pending", space=space, conversation_id=cid,
+                                 layers=row["pending"], sessions=row["sessions"],
+                                 version=row["version"])
+    assert stale["cleared"] is False and stale["pending"] == row["pending"]
+    assert memory.refresh(space) == {"c": ["edus", "events", "segments", "scenes",
+                                           "episodes"]}
+    assert memory.refresh(space) == {}
+    derived = query_rows(memory.store, "MATCH (:EDU {space: $s})-[:FROM_TURN]->(t:Turn) "
+                         "RETURN count(DISTINCT t) AS n", s=space)
+    assert derived == [{"n": 2}]  # both messages have their statements
 
 
 def test_message_ids_make_adding_idempotent(memory: Memory, space: str) -> None:

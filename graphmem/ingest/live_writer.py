@@ -1,0 +1,191 @@
+"""Writing live messages, and deriving the layers they leave pending.
+
+``GRAPHMEM_LIVE_DERIVE`` says when the derived layers catch up with new turns:
+
+- ``background`` (default): a call writes the turns (embedded: searchable at once) and returns;
+  a worker thread derives every other layer a moment later (``GRAPHMEM_LIVE_DELAY_SECONDS``
+  after the last message, so a burst is derived once): the session-scoped layers over the
+  sessions that received messages, the whole-conversation layers over the conversation.
+- ``inline``: the session-scoped layers are rewritten in the call; the whole-conversation
+  layers catch up, in the call, when a session closes.
+- ``manual``: only :meth:`LiveWriter.refresh` derives.
+
+Pending work is recorded on the conversation (layers, sessions, and a version that each add
+raises), so it survives a crash and a refresh started before a later message never clears
+that message's work.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable, Mapping, Sequence
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from graphmem.config import Settings
+from graphmem.ingest.fields import Where
+from graphmem.ingest.fields import key as field_key
+from graphmem.ingest.ids import check_space, conversation_id
+from graphmem.ingest.layer import Job, LayerContext
+from graphmem.ingest.layers import LAYERS, parse_names, run_order
+from graphmem.ingest.live import LiveReport, Message, mark, parse_messages, plan
+from graphmem.ingest.stored import stored_conversations
+from graphmem.ingest.writer import GraphWriter
+from graphmem.store import GraphStore, Tx
+
+log = logging.getLogger("graphmem.live")
+
+
+class LiveWorker:
+    """A thread that refreshes conversations a little after their last message."""
+
+    def __init__(self, refresh: Callable[[str, str], object], delay: float) -> None:
+        self._refresh = refresh
+        self._delay = delay
+        self._due: dict[tuple[str, str], float] = {}
+        self._busy = False
+        self._stopped = False
+        self._cond = threading.Condition()
+        self.errors: list[str] = []
+        self._thread = threading.Thread(target=self._run, name="graphmem-live", daemon=True)
+        self._thread.start()
+
+    def submit(self, space: str, conversation: str) -> None:
+        with self._cond:
+            self._due[(space, conversation)] = time.monotonic() + self._delay
+            self._cond.notify_all()
+
+    def flush(self, timeout: float | None = None) -> bool:
+        """Derive what is waiting now; True once nothing is waiting or running."""
+        with self._cond:
+            self._due = dict.fromkeys(self._due, 0.0)
+            self._cond.notify_all()
+            return self._cond.wait_for(lambda: not self._due and not self._busy, timeout)
+
+    def close(self) -> None:
+        self.flush()
+        with self._cond:
+            self._stopped = True
+            self._cond.notify_all()
+        self._thread.join(timeout=30)
+
+    def _run(self) -> None:
+        while True:
+            with self._cond:
+                self._cond.wait_for(lambda: self._due or self._stopped)
+                if self._stopped:
+                    return
+                now = time.monotonic()
+                ready = [k for k, due in self._due.items() if due <= now]
+                if not ready:
+                    self._cond.wait(min(self._due.values()) - now)
+                    continue
+                for key in ready:
+                    del self._due[key]
+                self._busy = True
+            for space, conversation in ready:
+                try:
+                    self._refresh(space, conversation)
+                except Exception as exc:  # kept pending in the graph: the next refresh retries
+                    log.exception("deriving the layers of %s/%s failed", space, conversation)
+                    self.errors.append(f"{space}/{conversation}: {exc}")
+            with self._cond:
+                self._busy = False
+                self._cond.notify_all()
+
+
+class LiveWriter:
+    """The live write path of one :class:`~graphmem.client.Memory`."""
+
+    def __init__(self, store: GraphStore, settings: Settings,
+                 context: Callable[[], LayerContext]) -> None:
+        self.store, self.settings, self._context = store, settings, context
+        self._worker: LiveWorker | None = None
+        self._lock = threading.Lock()
+
+    def add(self, space: str, conversation: str,
+            messages: Sequence[Message | Mapping[str, Any]], session: str | None,
+            layers: str | Sequence[str] | None) -> LiveReport:
+        began = time.perf_counter()
+        check_space(space)
+        where = Where("(messages)", "live", self.settings.max_turn_chars, "error", [])
+        conversation = field_key(conversation, where, "conversation")
+        session = None if session is None else field_key(session, where, "session")
+        parsed = parse_messages(messages, self.settings.max_turn_chars,
+                                datetime.now(UTC).replace(tzinfo=None))
+        order = run_order(["turns", *parse_names(self.settings.ingest_layers if layers is None
+                                                 else layers)])
+        mode = self.settings.live_derive
+        now = [n for n in order if n == "turns" or (mode == "inline"
+                                                     and LAYERS[n].scope == "session")]
+        later = [n for n in order if n not in now]
+        live = plan(self.store, space, conversation, parsed, session,
+                    timedelta(minutes=self.settings.live_session_gap_minutes))
+        report = LiveReport(space, conversation, live.session.key, live.added, live.known,
+                            live.new_session)
+        pending = list(dict.fromkeys([*live.pending, *later])) if live.added else live.pending
+        if live.added:
+            waiting_sessions = [] if mode == "inline" else [live.session.key]
+            done = GraphWriter(self._context(), now).write(
+                space, [live.record],
+                finish=lambda tx, job: mark(tx, job, live, later, waiting_sessions))
+            report.layers = {name: t.seconds for name, t in done.layers.items()}
+            report.write_seconds = done.write_seconds
+        if mode == "background" and pending:
+            self.worker().submit(space, conversation)
+        elif mode == "inline" and live.closed_session and pending:
+            report.refreshed = self.refresh(space, conversation).get(conversation, [])
+        report.pending = [n for n in pending if n not in report.refreshed]
+        report.seconds = time.perf_counter() - began
+        return report
+
+    def worker(self) -> LiveWorker:
+        with self._lock:
+            if self._worker is None:
+                self._worker = LiveWorker(self.refresh, self.settings.live_delay_seconds)
+            return self._worker
+
+    def refresh(self, space: str, conversation: str | None = None) -> dict[str, list[str]]:
+        """Derive every pending layer of one conversation (or of all in ``space``): the
+        session-scoped ones over the sessions that received messages, the others over the
+        whole conversation. Returns the layers derived, by conversation key."""
+        check_space(space)
+        cid = None if conversation is None else conversation_id(space, conversation)
+        done: dict[str, list[str]] = {}
+        for row in self.store.read("ingest/pending_conversations", space=space,
+                                   conversation_id=cid):
+            key = row["conversation"]
+            names = [n for n in run_order(row["pending"], present=["turns"]) if n != "turns"]
+            [record] = stored_conversations(self.store, space, conversation_id(space, key))
+            waiting = set(row["sessions"])
+            per_session = [n for n in names if LAYERS[n].scope == "session"]
+            whole = [n for n in names if n not in per_session]
+            opened = record.model_copy(update={"sessions": tuple(
+                s for s in record.sessions if s.key in waiting)})
+            if per_session and opened.sessions:
+                GraphWriter(self._context(), per_session).write(space, [opened])
+            clear = _Clear(row["pending"], row["sessions"], row["version"])
+            GraphWriter(self._context(), whole).write(space, [record], finish=clear)
+            done[key] = names
+        return done
+
+    def flush(self, timeout: float | None = None) -> bool:
+        return self._worker.flush(timeout) if self._worker is not None else True
+
+    def close(self) -> None:
+        if self._worker is not None:
+            self._worker.close()
+
+
+class _Clear:
+    """The last step of a refresh, in its last transaction: the work it did is no longer
+    pending, unless a message arrived since it read what was (the version moved)."""
+
+    def __init__(self, layers: list[str], sessions: list[str], version: int) -> None:
+        self.layers, self.sessions, self.version = layers, sessions, version
+
+    def __call__(self, tx: Tx, job: Job) -> None:
+        tx.run("ingest/clear_pending", space=job.space, conversation_id=job.conversation_id,
+               layers=self.layers, sessions=self.sessions, version=self.version)
