@@ -2,9 +2,9 @@
 
     python benchmarks/live_messages.py [--mode background|inline] [--pause 0] [--messages 30]
 
-A LoCoMo dev conversation is ingested with every default layer except its last session; the
-last session's turns then arrive one message at a time (stamped a minute apart, sent --pause
-seconds apart). Prints p50/p95 of the call, the seconds per layer and in the write
+A LoCoMo dev conversation is ingested with every default layer except its last --messages
+turns, which then arrive one message at a time in a new session (stamped a minute apart, sent
+--pause seconds apart). Prints p50/p95 of the call, the seconds per layer and in the write
 transaction, and the time until every derived layer has caught up (background: flush after
 the last message; inline: the refresh of the whole-conversation layers). The space is
 deleted afterwards. Keep other CPU work off the machine while it runs.
@@ -32,7 +32,7 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--data", type=Path,
                         default=ROOT.parent / "shared/data/locomo/locomo_dev.json")
-    parser.add_argument("--conversation", type=int, default=0)
+    parser.add_argument("--conversation", type=int, default=3, help="conv-42: 629 turns")
     parser.add_argument("--messages", type=int, default=30, help="live messages to time")
     parser.add_argument("--mode", choices=["background", "inline"], default="background")
     parser.add_argument("--pause", type=float, default=0.0, help="seconds between messages")
@@ -40,7 +40,14 @@ def main() -> None:
     args = parser.parse_args()
     settings = Settings(live_derive=args.mode)
     conv = parse_file(args.data, "locomo").conversations[args.conversation]
-    *earlier, last = conv.sessions
+    keep = conv.n_turns - args.messages
+    earlier, turns, seen = [], [], 0
+    for session in conv.sessions:
+        kept = session.turns[: max(0, keep - seen)]
+        turns.extend(session.turns[len(kept):])
+        seen += len(session.turns)
+        if kept:
+            earlier.append(session.model_copy(update={"turns": kept}))
     space = f"bench-live-{uuid.uuid4().hex[:8]}"
     start = datetime(2030, 1, 1, 12, 0)  # after every stored session: the messages are new
     with Memory(settings) as memory:
@@ -51,7 +58,6 @@ def main() -> None:
         print(f"ingested {stored} turns in {time.perf_counter() - began:.0f}s")
         try:
             timings, layers, writes = [], [], []
-            turns = list(last.turns)[: args.messages]
             for i, turn in enumerate(turns):
                 report = memory.add_messages(space, conv.key, [{
                     "speaker": turn.speaker, "text": turn.text, "id": turn.source_id,

@@ -80,7 +80,7 @@ class SpaceTurns:
         import bm25s
 
         model = bm25s.BM25(k1=1.2, b=0.75, method="lucene")
-        model.index(_tokenize([turn_text(r.text, r.image_caption) for r in self.rows]),
+        model.index(tokenize([turn_text(r.text, r.image_caption) for r in self.rows]),
                     show_progress=False)
         return model
 
@@ -88,7 +88,7 @@ class SpaceTurns:
         """BM25 score of every turn (row order) for ``question``; zeros when it has no terms."""
         if not self.rows:
             return np.zeros(0, dtype=np.float32)
-        terms = _tokenize([question], ids=False)[0]
+        terms = tokenize([question], ids=False)[0]
         model = self._bm25
         known = [t for t in terms if t in model.vocab_dict]
         if not known:
@@ -108,7 +108,8 @@ def _stem(words: list[str]) -> list[str]:
 _STEMMER: dict[str, Any] = {}
 
 
-def _tokenize(texts: list[str], ids: bool = True) -> Any:
+def tokenize(texts: list[str], ids: bool = True) -> Any:
+    """bm25s tokens: Lucene's English stop words left out, Porter stems."""
     import bm25s
 
     return bm25s.tokenize(texts, stopwords="en", stemmer=_stem, return_ids=ids,
