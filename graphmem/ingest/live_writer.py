@@ -104,6 +104,13 @@ class LiveWriter:
         self.store, self.settings, self._context = store, settings, context
         self._worker: LiveWorker | None = None
         self._lock = threading.Lock()
+        # one conversation's write transactions, from the calls and the worker, take turns:
+        # interleaved they deadlock in Neo4j (retried, but a second later)
+        self._writing: dict[tuple[str, str], threading.Lock] = {}
+
+    def writing(self, space: str, conversation: str) -> threading.Lock:
+        with self._lock:
+            return self._writing.setdefault((space, conversation), threading.Lock())
 
     def add(self, space: str, conversation: str,
             messages: Sequence[Message | Mapping[str, Any]], session: str | None,
@@ -121,18 +128,21 @@ class LiveWriter:
         now = [n for n in order if n == "turns" or (mode == "inline"
                                                      and LAYERS[n].scope == "session")]
         later = [n for n in order if n not in now]
-        live = plan(self.store, space, conversation, parsed, session,
-                    timedelta(minutes=self.settings.live_session_gap_minutes))
-        report = LiveReport(space, conversation, live.session.key, live.added, live.known,
-                            live.new_session)
+        # the whole add under the conversation's lock: two adds at once would otherwise read
+        # the same open session and give their turns the same positions
+        with self.writing(space, conversation):
+            live = plan(self.store, space, conversation, parsed, session,
+                        timedelta(minutes=self.settings.live_session_gap_minutes))
+            report = LiveReport(space, conversation, live.session.key, live.added, live.known,
+                                live.new_session)
+            if live.added:
+                waiting_sessions = [] if mode == "inline" else [live.session.key]
+                done = GraphWriter(self._context(), now).write(
+                    space, [live.record],
+                    finish=lambda tx, job: mark(tx, job, live, later, waiting_sessions))
+                report.layers = {name: t.seconds for name, t in done.layers.items()}
+                report.write_seconds = done.write_seconds
         pending = list(dict.fromkeys([*live.pending, *later])) if live.added else live.pending
-        if live.added:
-            waiting_sessions = [] if mode == "inline" else [live.session.key]
-            done = GraphWriter(self._context(), now).write(
-                space, [live.record],
-                finish=lambda tx, job: mark(tx, job, live, later, waiting_sessions))
-            report.layers = {name: t.seconds for name, t in done.layers.items()}
-            report.write_seconds = done.write_seconds
         if mode == "background" and pending:
             self.worker().submit(space, conversation)
         elif mode == "inline" and live.closed_session and pending:
@@ -164,10 +174,11 @@ class LiveWriter:
             whole = [n for n in names if n not in per_session]
             opened = record.model_copy(update={"sessions": tuple(
                 s for s in record.sessions if s.key in waiting)})
+            turn = self.writing(space, key)
             if per_session and opened.sessions:
-                GraphWriter(self._context(), per_session).write(space, [opened])
+                GraphWriter(self._context(), per_session).write(space, [opened], lock=turn)
             clear = _Clear(row["pending"], row["sessions"], row["version"])
-            GraphWriter(self._context(), whole).write(space, [record], finish=clear)
+            GraphWriter(self._context(), whole).write(space, [record], finish=clear, lock=turn)
             done[key] = names
         return done
 

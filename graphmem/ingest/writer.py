@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -93,8 +94,10 @@ class GraphWriter:
 
     def write(self, space: str, conversations: Sequence[ConversationRecord],
               report: IngestReport | None = None, *,
-              finish: Callable[[Tx, Job], None] | None = None) -> IngestReport:
-        """Write each conversation in its own transaction; ``finish`` runs last inside it."""
+              finish: Callable[[Tx, Job], None] | None = None,
+              lock: AbstractContextManager[Any] | None = None) -> IngestReport:
+        """Write each conversation in its own transaction; ``finish`` runs last inside it, and
+        ``lock`` is held around it (not around the computing before it)."""
         check_space(space)
         report = report or IngestReport(space=space)
         began = time.perf_counter()
@@ -102,7 +105,7 @@ class GraphWriter:
                    disable=not self.context.progress, leave=False)
         for done, conversation in enumerate(bar):
             try:
-                self._write_one(space, conversation, report, finish)
+                self._write_one(space, conversation, report, finish, lock)
             except Exception as exc:
                 exc.add_note(f"{done} of {len(conversations)} conversations were stored before "
                              f"conversation {conversation.key!r} failed, which was not; running "
@@ -116,7 +119,8 @@ class GraphWriter:
         return LAYERS[name](self.context).load(job)
 
     def _write_one(self, space: str, conv: ConversationRecord, report: IngestReport,
-                   finish: Callable[[Tx, Job], None] | None = None) -> None:
+                   finish: Callable[[Tx, Job], None] | None = None,
+                   lock: AbstractContextManager[Any] | None = None) -> None:
         job = Job(space, conv, self._load)
         payloads: list[tuple[Layer[Any], Any, float]] = []
         for layer in self.layers:
@@ -134,9 +138,10 @@ class GraphWriter:
             if finish is not None:
                 finish(tx, job)
 
-        began = time.perf_counter()
-        self.context.store.write_tx(work)
-        report.write_seconds += time.perf_counter() - began
+        with lock or nullcontext():
+            began = time.perf_counter()
+            self.context.store.write_tx(work)
+            report.write_seconds += time.perf_counter() - began
         for layer, payload, seconds in payloads:
             report.layers.setdefault(layer.name, LayerTally()).add(layer.result(payload),
                                                                   seconds)

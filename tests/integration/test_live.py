@@ -51,12 +51,15 @@ def _messages(session: SessionRecord) -> list[dict[str, Any]]:
             for i, t in enumerate(session.turns)]
 
 
-@pytest.mark.parametrize("mode", ["background", "inline"])
+@pytest.mark.parametrize(("mode", "delay"), [("background", 0.2), ("inline", 0.2),
+                                             ("background", 0.0)])
 def test_one_message_at_a_time_builds_the_graph_of_one_ingest(
         settings: Settings, store: GraphStore, embedder: Embedder, space: str,
-        mode: str) -> None:
+        mode: str, delay: float) -> None:
+    # with no delay the worker derives while the next messages are written: the race the
+    # pending version guards against
     memory = Memory(settings.model_copy(update={"live_derive": mode,
-                                                "live_delay_seconds": 0.2}),
+                                                "live_delay_seconds": delay}),
                     store=store, embedder=embedder)
     [conv] = parse_file(Path(SAMPLE), "auto").conversations
     reports = []
@@ -196,3 +199,22 @@ def test_synonyms_found_in_the_database_equal_those_from_the_vectors(
         [(p["source"], p["target"]) for p in from_vectors]
     assert [p["score"] for p in in_database] == pytest.approx(
         [p["score"] for p in from_vectors], abs=1e-5)
+
+
+def test_adds_to_one_conversation_from_many_threads_lose_nothing(memory: Memory,
+                                                                  space: str) -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    def add(n: int) -> None:
+        for i in range(3):
+            memory.add_messages(space, "c", [{"speaker": "Ann", "text": f"Note {n}.{i}."}])
+
+    with ThreadPoolExecutor(6) as pool:
+        list(pool.map(add, range(6)))
+    memory.flush()
+    rows = query_rows(memory.store, "MATCH (s:Session {space: $s})-[:HAS_TURN]->(t:Turn) "
+                      "RETURN s.key AS session, t.order AS o, t.text AS text", s=space)
+    assert len(rows) == 18 and {r["session"] for r in rows} == {"session_1"}
+    assert sorted(r["o"] for r in rows) == list(range(18))  # every message its own place
+    assert sorted(r["text"] for r in rows) == sorted(f"Note {n}.{i}." for n in range(6)
+                                                     for i in range(3))
