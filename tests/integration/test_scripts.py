@@ -97,7 +97,8 @@ def test_the_example_agent_answers_with_an_llm(space: str, neo4j_server: object)
     try:
         result = CliRunner().invoke(
             script("retrieve/agent.py"), ["--space", space, "--quiet"],
-            input="I adopted a cat called Pepper.\nWhat is my cat called?\n",
+            # the space in the text: no answer cached by an earlier run can match
+            input=f"I adopted a cat called Pepper ({space}).\nWhat is my cat called?\n",
             env={"GRAPHMEM_LLM_BASE_URL": server.url, "GRAPHMEM_LLM_MODEL": "scripted",
                  "GRAPHMEM_INGEST_LAYERS": "", "GRAPHMEM_LLM_INGEST": "false"})
     finally:
