@@ -6,7 +6,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, LiteralString, TypeVar, cast
 
-from neo4j import Driver, GraphDatabase, ManagedTransaction, Query
+from neo4j import Driver, GraphDatabase, ManagedTransaction, Query, unit_of_work
 from neo4j.exceptions import AuthError, DriverError, ServiceUnavailable, SessionExpired
 
 from graphmem import cypher
@@ -32,6 +32,13 @@ class Tx:
 
     def run(self, name: str, **params: Any) -> list[dict[str, Any]]:
         return [record.data() for record in self._tx.run(_text(name), params)]
+
+
+def _unit(work: Callable[[Tx], T], name: str) -> Callable[[ManagedTransaction], T]:
+    @unit_of_work(metadata={"graphmem": name})
+    def run(tx: ManagedTransaction) -> T:
+        return work(Tx(tx))
+    return run
 
 
 class GraphStore:
@@ -86,25 +93,28 @@ class GraphStore:
 
     def read(self, name: str, **params: Any) -> list[dict[str, Any]]:
         """Run one named statement in a managed read transaction."""
-        return self.read_tx(lambda tx: tx.run(name, **params))
+        return self.read_tx(lambda tx: tx.run(name, **params), name)
 
     def write(self, name: str, **params: Any) -> list[dict[str, Any]]:
         """Run one named statement in a managed write transaction."""
-        return self.write_tx(lambda tx: tx.run(name, **params))
+        return self.write_tx(lambda tx: tx.run(name, **params), name)
 
-    def read_tx(self, work: Callable[[Tx], T]) -> T:
+    def read_tx(self, work: Callable[[Tx], T], name: str) -> T:
+        """Run ``work`` in a read transaction: with a ``neo4j://`` URI the driver may send it
+        to any member of a cluster. ``name`` tags the transaction (``SHOW TRANSACTIONS``
+        and the query log show it as metadata ``graphmem``)."""
         with self._session() as session:
-            return cast(T, session.execute_read(lambda tx: work(Tx(tx))))
+            return cast(T, session.execute_read(_unit(work, name)))
 
-    def write_tx(self, work: Callable[[Tx], T]) -> T:
-        """Run ``work`` in one transaction: all of it is stored, or none of it."""
+    def write_tx(self, work: Callable[[Tx], T], name: str) -> T:
+        """Run ``work`` in one write transaction: all of it is stored, or none of it."""
         with self._session() as session:
-            return cast(T, session.execute_write(lambda tx: work(Tx(tx))))
+            return cast(T, session.execute_write(_unit(work, name)))
 
     def run_autocommit(self, name: str, **params: Any) -> None:
         """For statements that batch themselves (``CALL {...} IN TRANSACTIONS``)."""
         with self._session() as session:
-            session.run(_text(name), params).consume()
+            session.run(Query(_text(name), metadata={"graphmem": name}), params).consume()
 
     def apply_schema(self) -> list[str]:
         """Create every constraint and index (idempotent), then wait until they are online.

@@ -140,7 +140,7 @@ class GraphWriter:
 
         with lock or nullcontext():
             began = time.perf_counter()
-            self.context.store.write_tx(work)
+            self.context.store.write_tx(work, "ingest/conversation")
             report.write_seconds += time.perf_counter() - began
         for layer, payload, seconds in payloads:
             report.layers.setdefault(layer.name, LayerTally()).add(layer.result(payload),

@@ -118,6 +118,8 @@ class LocalNeo4j:
             "server.default_listen_address": "127.0.0.1",
             "server.bolt.enabled": "true",
             "server.bolt.listen_address": f"127.0.0.1:{s.bolt_port}",
+            # what a neo4j:// (routing) driver is told to connect to: this very address
+            "server.bolt.advertised_address": f"127.0.0.1:{s.bolt_port}",
             "server.http.enabled": "true",
             "server.http.listen_address": f"127.0.0.1:{s.neo4j_http_port}",
             "server.https.enabled": "false",

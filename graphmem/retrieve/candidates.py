@@ -122,7 +122,7 @@ def gather(ctx: RetrievalContext, state: SpaceState, table: SpaceTurns, pools: P
         def run(tx: Tx) -> dict[str, list[dict[str, Any]]]:
             return {source: tx.run(name, **params)
                     for source in group for name, params in [statement(source)]}
-        return ctx.store.read_tx(run)
+        return ctx.store.read_tx(run, "retrieve/candidates:" + ",".join(group))
 
     # the scans are the cost: two read transactions at once keep both of Neo4j's cores busy
     groups = [reads[i::PARALLEL_READS] for i in range(PARALLEL_READS) if reads[i::PARALLEL_READS]]

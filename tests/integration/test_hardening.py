@@ -157,11 +157,11 @@ def test_a_database_failure_midway_says_what_is_stored_and_a_rerun_completes(
     real = memory.store.write_tx
     calls: list[int] = []
 
-    def failing_second(work: Any) -> Any:
+    def failing_second(work: Any, name: str) -> Any:
         calls.append(1)
         if len(calls) == 2:
             raise TransientError("the database went away")
-        return real(work)
+        return real(work, name)
 
     monkeypatch.setattr(memory.store, "write_tx", failing_second)
     with pytest.raises(TransientError) as info:

@@ -123,8 +123,8 @@ def test_a_failing_write_leaves_no_partial_conversation(memory: Memory, space: s
             return super().run(name, **params)
 
     class FailingStore(GraphStore):
-        def write_tx(self, work: Callable[[Tx], T]) -> T:
-            return super().write_tx(lambda tx: work(FailingTx(tx._tx)))
+        def write_tx(self, work: Callable[[Tx], T], name: str) -> T:
+            return super().write_tx(lambda tx: work(FailingTx(tx._tx)), name)
 
     failing = FailingStore(memory.settings, driver=memory.store.driver)
     broken = Memory(memory.settings, store=failing, embedder=memory.embedder)
