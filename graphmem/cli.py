@@ -2,14 +2,9 @@
 
 from __future__ import annotations
 
-import json
 import logging
-import sys
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
 
 import click
 
@@ -17,11 +12,11 @@ from graphmem.cli_support import (
     FELL_BACK,
     finish_ingest,
     friendly_errors,
-    no_space,
+    memory_of,
     render,
     require_space,
+    settings_of,
 )
-from graphmem.config import Settings
 from graphmem.ingest.loaders import FORMATS
 from graphmem.providers.llm import usage_table
 from graphmem.retrieve.registry import RECIPES, RECOMMENDED, strategy_names
@@ -31,16 +26,8 @@ STYLE = Path(__file__).parent / "data" / "graphmem.grass"
 SAMPLE_QUESTION = "What did Maya adopt, and when did she bring it home?"
 
 
-def _settings(ctx: click.Context) -> Settings:
-    return ctx.ensure_object(dict).setdefault("settings", Settings())  # type: ignore[no-any-return]
-
-
-@contextmanager
-def _memory(ctx: click.Context, progress: bool = False) -> Iterator[Any]:
-    from graphmem.client import Memory
-
-    with Memory(_settings(ctx), progress=progress) as memory:
-        yield memory
+_settings = settings_of
+_memory = memory_of
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -257,41 +244,6 @@ def answer(ctx: click.Context, question: str, space: str, strategy: str | None,
 
 
 @main.command()
-@click.option("--json", "as_json", is_flag=True)
-@click.pass_context
-@friendly_errors
-def spaces(ctx: click.Context, as_json: bool) -> None:
-    """List the memory spaces and what they hold."""
-    with _memory(ctx) as memory:
-        rows = memory.spaces()
-    if as_json:
-        click.echo(json.dumps(rows, indent=2))
-        return
-    for row in rows:
-        click.echo(f"{row['space']}\t{row['conversations']} conversations\t"
-                   f"{row['sessions']} sessions\t{row['turns']} turns")
-
-
-@main.command()
-@click.option("--space", required=True)
-@click.option("--yes", is_flag=True, help="Do not ask for confirmation.")
-@click.pass_context
-@friendly_errors
-def delete(ctx: click.Context, space: str, yes: bool) -> None:
-    """Remove everything of one space, and nothing else. Without --yes it asks, and refuses
-    when it cannot ask (no terminal: cron, pipes)."""
-    if not yes:
-        if not sys.stdin.isatty():
-            raise click.UsageError(f"not deleting space {space!r}: there is no terminal to "
-                                   "confirm on; add --yes to delete without asking")
-        click.confirm(f"Delete everything stored in space {space!r}?", abort=True)
-    with _memory(ctx) as memory:
-        if not memory.delete_space(space):
-            raise no_space(space)
-    click.echo(f"deleted space {space!r}")
-
-
-@main.command()
 @click.pass_context
 def browser(ctx: click.Context) -> None:
     """How to explore a space in Neo4j Browser: address, credentials, style, saved queries."""
@@ -339,11 +291,14 @@ def _register() -> None:
     from graphmem.eval.commands import eval_group
     from graphmem.llm_server.commands import llm_group
     from graphmem.serve.commands import mcp, serve
+    from graphmem.space_commands import SPACE_COMMANDS
 
     main.add_command(eval_group)
     main.add_command(llm_group)
     main.add_command(mcp)
     main.add_command(serve)
+    for command in SPACE_COMMANDS:
+        main.add_command(command)
 
 
 _register()

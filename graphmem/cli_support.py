@@ -2,18 +2,33 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from functools import wraps
 from typing import Any, TypeVar
 
 import click
 
+from graphmem.config import Settings
 from graphmem.errors import DatabaseUnavailable, GraphmemError
 
 F = TypeVar("F", bound=Callable[..., Any])
 
 REJECTED = 5  # exit code: ingest stored the valid records and rejected others
 FELL_BACK = 6  # exit code: answer printed the best memory, not an LLM answer
+
+
+def settings_of(ctx: click.Context) -> Settings:
+    """The command's settings (read once per command line)."""
+    return ctx.ensure_object(dict).setdefault("settings", Settings())  # type: ignore[no-any-return]
+
+
+@contextmanager
+def memory_of(ctx: click.Context, progress: bool = False) -> Iterator[Any]:
+    from graphmem.client import Memory
+
+    with Memory(settings_of(ctx), progress=progress) as memory:
+        yield memory
 
 
 class Unreachable(click.ClickException):

@@ -33,6 +33,8 @@ from graphmem.retrieve.base import Query, RetrievalContext, space_state
 from graphmem.retrieve.packing import pack
 from graphmem.retrieve.ppr import ProjectionCache
 from graphmem.retrieve.registry import get_strategy
+from graphmem.retrieve.space_index import SPACE_TURNS
+from graphmem.spacefile import SpaceFileReport, export_space, import_space, read_space_file
 from graphmem.store import GraphStore
 
 
@@ -297,4 +299,23 @@ class Memory:
         existed = self.has_space(space)
         self.projections.drop_space(self.store, space)
         self.store.run_autocommit("admin/delete_space", space=space)
+        SPACE_TURNS.forget(space)
         return existed
+
+    def export_space(self, space: str, path: str | Path) -> SpaceFileReport:
+        """Back up ``space`` to a gzip'd JSON-lines file: every node, relationship and
+        property (embeddings exact). Pending live derivations are finished first."""
+        self.flush()
+        return export_space(self.store, space, Path(path), self.settings.embedding_dimensions)
+
+    def import_space(self, path: str | Path, *, replace: bool = False) -> SpaceFileReport:
+        """Restore a space from a file of :meth:`export_space`, under the space id it was
+        exported from. The file is checked whole first and stored in one transaction; a space
+        that exists is refused unless ``replace``."""
+        self.flush()
+        data = read_space_file(Path(path), self.settings.embedding_dimensions)
+        self.ensure_schema()
+        self.projections.drop_space(self.store, data.space)
+        report = import_space(self.store, data, Path(path), replace)
+        SPACE_TURNS.forget(data.space)
+        return report

@@ -154,5 +154,11 @@ class SpaceTurnsCache:
                 self._items.popitem(last=False)
         return table
 
+    def forget(self, space: str) -> None:
+        """Drop the tables of ``space`` (it was deleted or restored from a file)."""
+        with self._lock:
+            for key in [key for key in self._items if key[2] == space]:
+                del self._items[key]
+
 
 SPACE_TURNS = SpaceTurnsCache()

@@ -13,7 +13,7 @@ import pytest
 from graphmem import cypher
 from graphmem.client import Memory
 from graphmem.ingest.ids import conversation_id, session_id, speaker_id, turn_id
-from graphmem.store import GraphStore
+from graphmem.store import GraphStore, Tx
 
 from helpers import SAMPLE, query_rows
 
@@ -225,6 +225,38 @@ def _snapshot(store: GraphStore, space: str, memory: Memory) -> None:
 def _delete(store: GraphStore, space: str, memory: Memory) -> None:
     store.run_autocommit("admin/delete_space", space=space)
     assert store.read("admin/space_snapshot", space=space) == []
+
+
+@case("admin/export_nodes")
+@case("admin/export_relationships")
+@case("admin/clear_space")
+@case("admin/import_nodes")
+@case("admin/import_relationships")
+def _export_import(store: GraphStore, space: str, memory: Memory) -> None:
+    def read(tx: Tx) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+        return (tx.run("admin/export_nodes", space=space),
+                tx.run("admin/export_relationships", space=space))
+
+    nodes, rels = store.read_tx(read, "test")
+    assert len(nodes) == len(store.read("admin/space_snapshot", space=space))
+    assert all(row["props"].get("space", space) == space for row in nodes)
+    keys = {row["key"] for row in nodes}
+    assert all(row["from"] in keys and row["to"] in keys for row in rels)
+    before = store.read("admin/space_snapshot", space=space)
+
+    def restore(tx: Tx) -> None:
+        tx.run("admin/clear_space", space=space)
+        assert tx.run("admin/space_exists", space=space) == [{"exists": False}]
+        made = tx.run("admin/import_nodes", rows=[{"labels": r["labels"], "props": r["props"]}
+                                                  for r in nodes])
+        assert [row["i"] for row in made] == list(range(len(nodes)))
+        new = {old["key"]: row["key"] for old, row in zip(nodes, made, strict=True)}
+        tx.run("admin/import_relationships", rows=[
+            {"type": r["type"], "from": new[r["from"]], "to": new[r["to"]],
+             "props": r["props"]} for r in rels])
+
+    store.write_tx(restore, "test")
+    assert store.read("admin/space_snapshot", space=space) == before
 
 
 def _edu_rows(store: GraphStore, space: str) -> list[dict[str, Any]]:

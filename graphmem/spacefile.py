@@ -1,0 +1,229 @@
+"""Back up one space to a file and restore it: every node and relationship of the space, with
+every property (embeddings exactly, as base64 float64), in a gzip'd JSON-lines file.
+
+The file's first line is a header (format version, space, embedding dimensions, counts); then
+one line per node (``k``: its number in the file, labels, properties) and one per relationship
+(type, the numbers of its two ends, properties). A restore checks the whole file before it
+writes, refuses labels and relationship types graphmem does not write, and stores everything
+in one write transaction: a bad file or a failure changes nothing. A space that exists is
+replaced only when asked, in the same transaction.
+"""
+
+from __future__ import annotations
+
+import base64
+import gzip
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import date
+from importlib.metadata import version
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from neo4j.time import Date, DateTime
+
+from graphmem.errors import ConfigurationError, InputError
+from graphmem.ingest.ids import check_space
+from graphmem.store import GraphStore, Tx
+
+FORMAT = "graphmem-space"
+VERSION = 1
+BATCH = 1000
+
+# the closed sets a restore may create
+LABELS = frozenset({
+    "Space", "Conversation", "Session", "Turn", "Speaker", "EDU", "Argument", "Event",
+    "Boundary", "RetrievalUnit", "ContextUnit", "Character", "Scene", "Profile", "Episode"})
+TYPES = frozenset({
+    "HAS_CONVERSATION", "HAS_SPEAKER", "HAS_SESSION", "HAS_TURN", "SPOKEN_BY", "NEXT",
+    "HAS_EDU", "FROM_TURN", "HAS_ARGUMENT", "SYNONYM", "HAS_EVENT", "OPENS", "NEXT_EVENT",
+    "CLOSES", "HAS_UNIT", "SHOWS", "SPEAKS_AS", "HAS_SCENE", "IN_SCENE", "HAS_PROFILE",
+    "FEATURES", "HAS_EPISODE", "RELATED", "SUPERSEDED_BY", "MERGED_INTO"})
+
+
+@dataclass
+class SpaceFileReport:
+    space: str
+    nodes: int
+    relationships: int
+    path: Path
+    replaced: bool = False
+
+    def summary(self, verb: str) -> str:
+        what = f"{self.nodes} nodes and {self.relationships} relationships"
+        extra = " (replacing what was stored)" if self.replaced else ""
+        return f"{verb} space {self.space!r}{extra}: {what} ({self.path})"
+
+
+# ---------------------------------------------------------------------- values
+def encode(value: Any) -> Any:
+    """A property value as JSON: float lists as exact base64, temporal values tagged."""
+    if isinstance(value, list) and value and all(isinstance(x, float) for x in value):
+        return {"$f64": base64.b64encode(np.asarray(value, dtype="<f8").tobytes()).decode()}
+    if isinstance(value, DateTime):
+        return {"$datetime": value.iso_format()}
+    if isinstance(value, Date):
+        return {"$date": value.iso_format()}
+    if isinstance(value, list):
+        return [encode(x) for x in value]
+    if value is None or isinstance(value, (str, int, float, bool)):
+        return value
+    raise ConfigurationError(f"cannot back up a property of type {type(value).__name__}")
+
+
+def decode(value: Any) -> Any:
+    if isinstance(value, dict):
+        if "$f64" in value:
+            return np.frombuffer(base64.b64decode(value["$f64"]), dtype="<f8").tolist()
+        if "$datetime" in value:
+            return DateTime.from_iso_format(value["$datetime"])
+        if "$date" in value:
+            return Date.from_iso_format(value["$date"])
+        raise ValueError(f"unknown tagged value {sorted(value)}")
+    if isinstance(value, list):
+        return [decode(x) for x in value]
+    return value
+
+
+# ---------------------------------------------------------------------- export
+def export_space(store: GraphStore, space: str, path: Path, dimensions: int) -> SpaceFileReport:
+    """Write every node and relationship of ``space`` to ``path`` (read in one transaction,
+    so the file is one consistent state)."""
+    check_space(space)
+
+    def read(tx: Tx) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+        return (tx.run("admin/export_nodes", space=space),
+                tx.run("admin/export_relationships", space=space))
+
+    nodes, relationships = store.read_tx(read, "admin/export_space")
+    if not nodes:
+        raise InputError(f"there is no space {space!r}", field="space")
+    number = {row["key"]: k for k, row in enumerate(nodes)}
+    header = {"format": FORMAT, "version": VERSION, "space": space, "graphmem": version("graphmem"),
+              "exported_at": date.today().isoformat(), "dimensions": dimensions,
+              "nodes": len(nodes), "relationships": len(relationships)}
+    path.parent.mkdir(parents=True, exist_ok=True)
+    partial = path.with_name(path.name + ".part")
+    with gzip.open(partial, "wt", encoding="utf-8") as out:
+        out.write(json.dumps(header) + "\n")
+        for k, row in enumerate(nodes):
+            props = {key: encode(v) for key, v in sorted(row["props"].items())}
+            out.write(json.dumps({"k": k, "labels": sorted(row["labels"]), "props": props})
+                      + "\n")
+        for row in relationships:
+            if row["to"] not in number:
+                raise ConfigurationError(
+                    f"space {space!r} has a {row['type']} relationship to a node of another "
+                    "space; nothing was exported")
+            props = {key: encode(v) for key, v in sorted(row["props"].items())}
+            out.write(json.dumps({"type": row["type"], "from": number[row["from"]],
+                                  "to": number[row["to"]], "props": props}) + "\n")
+    partial.replace(path)  # a file that exists is a whole file
+    return SpaceFileReport(space, len(nodes), len(relationships), path)
+
+
+# ---------------------------------------------------------------------- import
+@dataclass
+class SpaceFile:
+    header: dict[str, Any]
+    nodes: list[dict[str, Any]]
+    relationships: list[dict[str, Any]]
+
+    @property
+    def space(self) -> str:
+        return str(self.header["space"])
+
+
+def _lines(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
+    try:
+        with gzip.open(path, "rt", encoding="utf-8") as lines:
+            for number, line in enumerate(lines, start=1):
+                try:
+                    yield number, json.loads(line)
+                except json.JSONDecodeError as exc:
+                    raise InputError(f"not JSON: {exc.msg}", file=str(path),
+                                     record=f"line {number}") from exc
+    except (OSError, EOFError) as exc:  # not gzip, or cut short
+        raise InputError(f"not a whole space file ({exc})", file=str(path)) from exc
+
+
+def read_space_file(path: Path, dimensions: int) -> SpaceFile:
+    """Parse and check a whole space file; InputError names the line of the first problem."""
+    if not path.is_file():
+        raise InputError("no such file", file=str(path))
+    lines = _lines(path)
+    first = next(lines, None)
+    if first is None or first[1].get("format") != FORMAT:
+        raise InputError(f"not a graphmem space file (no {FORMAT!r} header)", file=str(path))
+    header = first[1]
+    if header.get("version") != VERSION:
+        raise InputError(f"space file version {header.get('version')} is not {VERSION}",
+                         file=str(path), record="line 1")
+    check_space(str(header.get("space")))
+    if header.get("dimensions") != dimensions:
+        raise ConfigurationError(
+            f"{path} holds {header.get('dimensions')}-d embeddings but "
+            f"GRAPHMEM_EMBEDDING_DIMENSIONS is {dimensions}")
+    nodes: list[dict[str, Any]] = []
+    relationships: list[dict[str, Any]] = []
+    for number, row in lines:
+        where = {"file": str(path), "record": f"line {number}"}
+        try:
+            if "labels" in row:
+                if row.get("k") != len(nodes):
+                    raise InputError("nodes out of order", **where)
+                unknown = set(row["labels"]) - LABELS
+                if unknown or not row["labels"]:
+                    raise InputError(f"labels {sorted(unknown)} are not graphmem's", **where)
+                props = {key: decode(v) for key, v in row["props"].items()}
+                if props.get("space", header["space"]) != header["space"]:
+                    raise InputError(f"a node of space {props.get('space')!r}", **where)
+                nodes.append({"labels": row["labels"], "props": props})
+            elif "type" in row:
+                if row["type"] not in TYPES:
+                    raise InputError(f"relationship type {row['type']!r} is not graphmem's",
+                                     **where)
+                if not all(isinstance(row[end], int) and 0 <= row[end] < len(nodes)
+                           for end in ("from", "to")):
+                    raise InputError("a relationship to a node not listed before it", **where)
+                relationships.append({"type": row["type"], "from": row["from"],
+                                      "to": row["to"],
+                                      "props": {k: decode(v) for k, v in row["props"].items()}})
+            else:
+                raise InputError("neither a node nor a relationship", **where)
+        except (KeyError, TypeError, ValueError) as exc:
+            raise InputError(f"malformed line ({exc})", **where) from exc
+    if (len(nodes), len(relationships)) != (header.get("nodes"), header.get("relationships")):
+        raise InputError(f"the file is cut short: {len(nodes)} nodes and {len(relationships)} "
+                         f"relationships, the header says {header.get('nodes')} and "
+                         f"{header.get('relationships')}", file=str(path))
+    return SpaceFile(header, nodes, relationships)
+
+
+def import_space(store: GraphStore, data: SpaceFile, path: Path,
+                 replace: bool) -> SpaceFileReport:
+    """Store a checked space file in one write transaction (replacing the space if asked)."""
+    space = data.space
+
+    def work(tx: Tx) -> bool:
+        exists = bool(tx.run("admin/space_exists", space=space)[0]["exists"])
+        if exists and not replace:
+            raise InputError(f"space {space!r} exists; restore with replace to overwrite it",
+                             field="space")
+        if exists:
+            tx.run("admin/clear_space", space=space)
+        keys: list[str] = []
+        for start in range(0, len(data.nodes), BATCH):
+            rows = data.nodes[start:start + BATCH]
+            created = tx.run("admin/import_nodes", rows=rows)
+            keys += [row["key"] for row in sorted(created, key=lambda row: row["i"])]
+        for start in range(0, len(data.relationships), BATCH):
+            rows = [{"type": r["type"], "from": keys[r["from"]], "to": keys[r["to"]],
+                     "props": r["props"]} for r in data.relationships[start:start + BATCH]]
+            tx.run("admin/import_relationships", rows=rows)
+        return exists
+
+    replaced = store.write_tx(work, "admin/import_space")
+    return SpaceFileReport(space, len(data.nodes), len(data.relationships), path, replaced)

@@ -1,0 +1,120 @@
+"""Back up a space to a file and restore it: the restored space equals the original node for
+node (embeddings exactly), searches the same, and a bad file or a refused restore changes
+nothing, in the space or in any other."""
+
+from __future__ import annotations
+
+import gzip
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+from graphmem.cli import main
+from graphmem.client import Memory
+from graphmem.errors import InputError
+
+from helpers import SAMPLE
+
+QUESTION = "What is the name of the dog?"
+
+
+def lines(path: Path) -> list[dict[str, Any]]:
+    with gzip.open(path, "rt") as rows:
+        return [json.loads(row) for row in rows]
+
+
+def canonical(path: Path) -> tuple[set[str], set[str]]:
+    """A file's nodes and relationships, independent of the order they were read in."""
+    rows = lines(path)[1:]
+    nodes = [row for row in rows if "labels" in row]
+    name = {row["k"]: (tuple(row["labels"]), row["props"].get("id")) for row in nodes}
+    return ({json.dumps([row["labels"], row["props"]], sort_keys=True) for row in nodes},
+            {json.dumps([row["type"], name[row["from"]], name[row["to"]], row["props"]],
+                        sort_keys=True) for row in rows if "type" in row})
+
+
+def snapshot(memory: Memory, space: str) -> list[dict[str, Any]]:
+    return memory.store.read("admin/space_snapshot", space=space)
+
+
+def hits(memory: Memory, space: str) -> list[tuple[str, float]]:
+    found = memory.search(QUESTION, space=space, budget=300)
+    return [(hit.id, round(hit.score, 9)) for hit in found.hits]
+
+
+def test_a_restored_space_equals_the_original(memory: Memory, space: str,
+                                              tmp_path: Path) -> None:
+    memory.ingest(SAMPLE, space=space)
+    before, found = snapshot(memory, space), hits(memory, space)
+    first = memory.export_space(space, tmp_path / "a.jsonl.gz")
+    assert first.nodes == len(before) and first.relationships > first.nodes
+    header = lines(first.path)[0]
+    assert header["space"] == space and header["dimensions"] == 384
+
+    memory.delete_space(space)
+    assert not memory.has_space(space)
+    restored = memory.import_space(first.path)
+    assert (restored.nodes, restored.relationships, restored.replaced) == \
+        (first.nodes, first.relationships, False)
+    assert snapshot(memory, space) == before
+    again = memory.export_space(space, tmp_path / "b.jsonl.gz")
+    assert canonical(again.path) == canonical(first.path)  # every property, vectors exactly
+    assert hits(memory, space) == found
+    memory.ingest(SAMPLE, space=space)  # a re-ingest of the restored space changes nothing
+    assert snapshot(memory, space) == before
+
+
+def test_restoring_over_a_space_needs_replace_and_a_bad_file_changes_nothing(
+        memory: Memory, space: str, tmp_path: Path) -> None:
+    other = f"{space}-other"
+    memory.ingest(SAMPLE, space=space)
+    memory.ingest(SAMPLE, space=other, layers="turns")
+    backup = memory.export_space(space, tmp_path / "a.jsonl.gz").path
+    original = snapshot(memory, space)
+    memory.add_messages(space, "maya-jonas", [{"speaker": "Maya", "text": "Pepper hates rain."}])
+    memory.flush()
+    changed, others = snapshot(memory, space), snapshot(memory, other)
+    assert changed != original
+
+    with pytest.raises(InputError, match="exists; restore with replace"):
+        memory.import_space(backup)
+    assert snapshot(memory, space) == changed
+
+    rows = lines(backup)
+    rows[5]["labels"] = ["Turn", "Admin"]
+    broken = tmp_path / "broken.jsonl.gz"
+    with gzip.open(broken, "wt") as out:
+        out.writelines(json.dumps(row) + "\n" for row in rows)
+    with pytest.raises(InputError, match=r"line 6: labels \['Admin'\] are not graphmem's"):
+        memory.import_space(broken, replace=True)
+    cut = tmp_path / "cut.jsonl.gz"
+    cut.write_bytes(backup.read_bytes()[:-200])
+    with pytest.raises(InputError, match=r"not a whole space file|cut short"):
+        memory.import_space(cut, replace=True)
+    assert snapshot(memory, space) == changed
+
+    report = memory.import_space(backup, replace=True)
+    assert report.replaced
+    assert snapshot(memory, space) == original
+    assert snapshot(memory, other) == others
+    memory.delete_space(other)
+
+
+def test_export_and_import_commands(space: str, neo4j_server: object, tmp_path: Path) -> None:
+    env = {"GRAPHMEM_LLM_BASE_URL": None, "GRAPHMEM_LLM_API_KEY": None}
+    runner = CliRunner()
+    assert runner.invoke(main, ["ingest", str(SAMPLE), "--space", space, "--layers", "turns"],
+                         env=env).exit_code == 0
+    out = tmp_path / "space.jsonl.gz"
+    result = runner.invoke(main, ["export", "--space", space, "--out", str(out)], env=env)
+    assert result.exit_code == 0 and f"exported space {space!r}" in result.output
+    result = runner.invoke(main, ["import", str(out)], env=env)
+    assert result.exit_code == 1 and "exists; restore with replace" in result.output
+    result = runner.invoke(main, ["import", str(out), "--replace"], env=env)
+    assert result.exit_code == 0 and "(replacing what was stored)" in result.output
+    result = runner.invoke(main, ["export", "--space", f"{space}-none", "--out", str(out)],
+                           env=env)
+    assert result.exit_code == 1 and "there is no space" in result.output
