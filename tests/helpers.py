@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import socket
 import threading
 import time
 from collections.abc import Callable
@@ -13,6 +14,13 @@ from typing import Any
 TESTS = Path(__file__).parent
 DATA = TESTS / "data"
 SAMPLE = TESTS.parent / "graphmem" / "data" / "sample_conversation.json"
+
+
+def free_port() -> int:
+    """A TCP port on the loopback that nothing listens on right now."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
 
 
 def query_rows(store: Any, query: str, **params: Any) -> list[dict[str, Any]]:

@@ -148,7 +148,10 @@ class LocalNeo4j:
     def _query_versions(self) -> tuple[str, str]:
         s = self.settings
         auth = (s.neo4j_user, s.neo4j_password.get_secret_value())
-        with GraphDatabase.driver(s.neo4j_uri, auth=auth) as driver:
+        # bounded like every other connection: a server that is dying must not hold a status
+        # probe in the driver's default 30 s of retries
+        with GraphDatabase.driver(s.neo4j_uri, auth=auth, connection_timeout=s.neo4j_timeout,
+                                  max_transaction_retry_time=s.neo4j_timeout) as driver:
             records, _, _ = driver.execute_query(
                 "CALL dbms.components() YIELD versions "
                 "RETURN gds.version() AS gds, versions[0] AS neo4j",

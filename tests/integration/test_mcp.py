@@ -20,7 +20,7 @@ from graphmem.client import Memory
 from graphmem.serve.access import Spaces
 from graphmem.serve.mcp_tools import build_server
 
-from helpers import SAMPLE
+from helpers import SAMPLE, free_port
 
 TOOLS = {"add_messages", "search_memory", "answer_question", "list_spaces", "delete_space"}
 
@@ -116,9 +116,7 @@ def test_stdio_server_as_a_desktop_client_starts_it(memory: Memory, space: str) 
 
 @pytest.fixture()
 def http_server(space: str) -> Iterator[str]:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
+    port = free_port()
     process = subprocess.Popen(
         [sys.executable, "-m", "graphmem", "mcp", "--space", space, "--transport", "http",
          "--port", str(port)], env=_env(), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import subprocess
 import sys
 import time
@@ -17,7 +16,7 @@ import pytest
 
 from graphmem.client import Memory
 
-from helpers import SAMPLE
+from helpers import SAMPLE, free_port
 
 ALICE = "alice-token-0123456789"
 BOB = "bob-token-0123456789ab"
@@ -26,9 +25,7 @@ BOB = "bob-token-0123456789ab"
 @pytest.fixture()
 def server(space: str, memory: Memory) -> Iterator[tuple[str, str, str]]:
     other = f"{space}-bob"
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
+    port = free_port()
     env = {**os.environ, "GRAPHMEM_REST_TOKENS": json.dumps({ALICE: [space], BOB: [other]}),
            "GRAPHMEM_REST_MAX_REQUEST_MB": "0.01"}
     process = subprocess.Popen([sys.executable, "-m", "graphmem", "serve", "--port",

@@ -17,13 +17,7 @@ from graphmem.config import Settings
 from graphmem.errors import DatabaseUnavailable
 from graphmem.providers.embedder import HashEmbedder
 
-from helpers import SAMPLE
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
+from helpers import SAMPLE, free_port
 
 
 @pytest.fixture()
