@@ -1,10 +1,13 @@
 """Ingestion rate per layer: LoCoMo dev conversations into a fresh space, LLM-free by default.
 
-    python benchmarks/ingest_rate.py [--limit 2] [--layers edus,events] [--out rate.json]
+    python benchmarks/ingest_rate.py [--limit 2] [--layers edus,events] [--workers 2]
+                                     [--out rate.json]
 
 Prints, for each layer, the seconds spent computing it (spaCy, embeddings, segmentation) and
-the turns per second that makes, and the seconds spent in the write transactions. The space
-is deleted afterwards. Keep other CPU work off the machine while it runs.
+the turns per second that makes, and the seconds spent in the write transactions (with
+--workers, layer seconds add up over the worker processes; the wall time is what counts, and
+it includes the workers' model loading). The space is deleted afterwards. Keep other CPU
+work off the machine while it runs.
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ def main() -> None:
                         default=ROOT.parent / "shared/data/locomo/locomo_dev.json")
     parser.add_argument("--limit", type=int, default=2, help="conversations to ingest")
     parser.add_argument("--layers", default=None, help="default: GRAPHMEM_INGEST_LAYERS")
+    parser.add_argument("--workers", type=int, default=1)
     parser.add_argument("--out", type=Path, default=None)
     args = parser.parse_args()
     conversations = parse_file(args.data, "locomo").conversations[: args.limit]
@@ -36,12 +40,13 @@ def main() -> None:
         memory.ensure_schema()
         began = time.perf_counter()
         try:
-            report = memory.ingest(conversations, space=space, layers=args.layers)
+            report = memory.ingest(conversations, space=space, layers=args.layers,
+                                   workers=args.workers)
         finally:
             memory.delete_space(space)
         wall = time.perf_counter() - began
     turns = report.turns
-    result = {"conversations": report.conversations, "turns": turns,
+    result = {"conversations": report.conversations, "turns": turns, "workers": args.workers,
               "wall_seconds": round(wall, 2), "turns_per_second": round(turns / wall, 2),
               "write_seconds": round(report.write_seconds, 2),
               "layers": {name: {"seconds": round(t.seconds, 2),

@@ -123,15 +123,19 @@ def schema_apply(ctx: click.Context) -> None:
 @click.option("--layers", default=None, metavar="NAMES",
               help="Derived layers to write with the turns, comma-separated (default: "
                    "GRAPHMEM_INGEST_LAYERS; '' for raw turns only). See `graphmem layers list`.")
+@click.option("--workers", type=click.IntRange(1, 64), default=None,
+              help="Processes computing and writing conversations at once (default: "
+                   "GRAPHMEM_INGEST_WORKERS, 1); each loads its own models.")
 @click.pass_context
 @friendly_errors
 def ingest(ctx: click.Context, file: Path, space: str, fmt: str, skip_invalid: bool,
-           skip_empty_turns: bool, layers: str | None) -> None:
+           skip_empty_turns: bool, layers: str | None, workers: int | None) -> None:
     """Store the conversations of FILE in a space (idempotent; appends new sessions)."""
     with _memory(ctx, progress=True) as memory:
         report = memory.ingest(file, space=space, format=fmt,
                                skip_invalid=skip_invalid,
-                               bad_turns="skip" if skip_empty_turns else "error", layers=layers)
+                               bad_turns="skip" if skip_empty_turns else "error", layers=layers,
+                               workers=workers)
         usage = usage_table(memory.llm_usage())
     finish_ingest(report, usage)
 

@@ -23,6 +23,7 @@ from graphmem.ingest.layers import parse_names, run_order, with_needs
 from graphmem.ingest.live import LiveReport, Message
 from graphmem.ingest.live_writer import LiveWriter
 from graphmem.ingest.loaders import BadTurnPolicy, Format, parse_file
+from graphmem.ingest.parallel import write_parallel
 from graphmem.ingest.stored import stored_conversations
 from graphmem.ingest.writer import GraphWriter, IngestReport
 from graphmem.models import Answer, ConversationRecord, SearchResult
@@ -57,6 +58,7 @@ class Memory:
         self.live = LiveWriter(self.store, self.settings,
                                lambda: self._layer_context(live_embedder))
         self._llm = llm
+        self._llm_given = llm is not None
         self.progress = progress
         self._schema_ready = self._vectors_checked = False
         self.layer_names = parse_names(self.settings.ingest_layers)  # fails early on typos
@@ -126,6 +128,7 @@ class Memory:
         skip_invalid: bool = False,
         bad_turns: BadTurnPolicy = "error",
         layers: str | Sequence[str] | None = None,
+        workers: int | None = None,
     ) -> IngestReport:
         """Store a file (or parsed records) in ``space``.
 
@@ -134,7 +137,8 @@ class Memory:
         its ``__notes__``); with ``skip_invalid=True`` the valid records are written and the
         errors are listed in the report. Each conversation is written in one transaction,
         with its raw turns and the ``layers`` named (default ``GRAPHMEM_INGEST_LAYERS``), each
-        after the layers it needs.
+        after the layers it needs. ``workers`` processes (default ``GRAPHMEM_INGEST_WORKERS``)
+        compute and write conversations at once; the graph is the same.
         """
         check_space(space)
         names = ["turns", *parse_names(self.settings.ingest_layers if layers is None
@@ -155,8 +159,22 @@ class Memory:
         else:
             conversations = self._check_records(source, bad_turns, report)
         self.ensure_schema()
-        writer = GraphWriter(self._layer_context(), run_order(names))
+        order = run_order(names)
+        workers = min(workers or self.settings.ingest_workers, len(conversations))
+        if workers > 1:
+            self._check_worker_models()
+            return write_parallel(self.settings, space, conversations, order, workers, report,
+                                  progress=self.progress)
+        writer = GraphWriter(self._layer_context(), order)
         return writer.write(space, conversations, report)
+
+    def _check_worker_models(self) -> None:
+        """Worker processes load the models the settings name: a client given other ones
+        must ingest in one process, or the workers would write other vectors."""
+        if type(self.embedder) is not SentenceTransformerEmbedder or self._llm_given:
+            raise ConfigurationError(
+                "ingest workers load the embedder and LLM that the settings name; this client "
+                "was given its own, so ingest with workers=1")
 
     def _check_records(self, records: Sequence[ConversationRecord], bad_turns: BadTurnPolicy,
                        report: IngestReport) -> list[ConversationRecord]:

@@ -75,6 +75,9 @@ class Settings(BaseSettings):
     max_input_mb: float = Field(default=1024, gt=0,
                                 description="MiB of one input file (once decompressed)")
     write_batch_size: int = 500
+    ingest_workers: int = Field(default=1, ge=1, le=64, description=(
+        "processes that compute and write conversations at once (one transaction each); "
+        "each loads its own models"))
     live_session_gap_minutes: float = Field(
         default=30.0, gt=0, description="live messages: silence after which the next message "
         "opens a new session")

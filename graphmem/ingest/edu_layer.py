@@ -1,12 +1,15 @@
 """The EDU layer of the graph (EMem): EDUs, arguments and synonym edges of one conversation.
 
-Everything is computed before the conversation's transaction opens (statements, arguments,
-embeddings, synonym pairs) and written inside it, together with the turns, so a failure
-leaves nothing half-written.
+Statements, arguments and embeddings are computed before the conversation's transaction
+opens; which arguments are new to the space, and their synonym pairs, are decided inside it,
+after the space's write lock (``ingest/lock_space``), so that conversations written at once
+by several workers end as if written one after another. A failure leaves nothing
+half-written.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -38,7 +41,8 @@ class EduPayload:
     edus: list[dict[str, Any]] = field(default_factory=list)
     arguments: list[dict[str, str]] = field(default_factory=list)
     links: list[dict[str, str]] = field(default_factory=list)
-    embeddings: list[dict[str, Any]] = field(default_factory=list)
+    embeddings: list[dict[str, Any]] = field(default_factory=list)  # EDUs
+    argument_embeddings: list[dict[str, Any]] = field(default_factory=list)  # new when read
     synonyms: list[dict[str, Any]] = field(default_factory=list)
     reused: int = 0
     new_arguments: int = 0  # not in the space before: others are shared with stored EDUs
@@ -131,14 +135,24 @@ class EduLayer(Layer[EduPayload]):
         [known] = self.store.read("ingest/known_arguments", space=space,
                                   ids=list(argument_texts))
         new_args = [aid for aid in argument_texts if aid not in set(known["known"])]
-        payload.new_arguments = len(new_args)
-        new_rows = embedding_rows(self.embedder, new_args, argument_texts)
-        payload.embeddings.extend(new_rows)
-        payload.synonyms = self._synonyms(space, new_rows, known["stored"])
+        payload.argument_embeddings = embedding_rows(self.embedder, new_args, argument_texts)
         return payload
 
-    def _synonyms(self, space: str, new_rows: list[dict[str, Any]],
-                  stored: int) -> list[dict[str, Any]]:
+    def _decide_new(self, tx: Tx, space: str, payload: EduPayload) -> list[dict[str, Any]]:
+        """Inside the transaction, before this conversation's arguments are merged: which
+        arguments are new to the space now (another writer may have stored some since
+        ``prepare``), and their synonym pairs. Returns the embedding rows to write."""
+        ids = [row["id"] for row in payload.arguments]
+        [known] = tx.run("ingest/known_arguments", space=space, ids=ids)
+        stored = set(known["known"])
+        new_rows = [r for r in payload.argument_embeddings if r["id"] not in stored]
+        payload.new_arguments = len(new_rows)
+        payload.synonyms = self._synonyms(tx.run, space, new_rows, known["stored"])
+        return new_rows
+
+    @staticmethod
+    def _synonyms(read: Callable[..., list[dict[str, Any]]], space: str,
+                  new_rows: list[dict[str, Any]], stored: int) -> list[dict[str, Any]]:
         """Synonym pairs of the new arguments, among themselves and with the stored ones. A
         few new ones (live messages) are compared with the stored ones in the database;
         many (a whole conversation) against the stored vectors read once."""
@@ -147,12 +161,12 @@ class EduLayer(Layer[EduPayload]):
         new_ids = [r["id"] for r in new_rows]
         new_vectors = np.array([r["embedding"] for r in new_rows], dtype=np.float32)
         if len(new_rows) * stored > IN_DATABASE_COMPARISONS:
-            rows = self.store.read("ingest/space_arguments", space=space)
+            rows = read("ingest/space_arguments", space=space)
             everything = np.vstack([np.array([r["embedding"] for r in rows], dtype=np.float32)
                                     .reshape(-1, new_vectors.shape[1]), new_vectors])
             return synonym_pairs(new_ids, new_vectors, [r["id"] for r in rows] + new_ids,
                                  everything, SYNONYM_THRESHOLD, MAX_SYNONYMS)
-        found = self.store.read("ingest/argument_neighbours", space=space, rows=[
+        found = read("ingest/argument_neighbours", space=space, rows=[
             {"id": r["id"], "embedding": r["embedding"]} for r in new_rows],
             threshold=SYNONYM_THRESHOLD, cap=MAX_SYNONYMS)
         among_new = new_vectors @ new_vectors.T
@@ -178,7 +192,8 @@ class EduLayer(Layer[EduPayload]):
     def result(self, payload: EduPayload) -> LayerResult:
         return LayerResult({"edus": len(payload.edus), "new arguments": payload.new_arguments,
                             "synonym pairs": len(payload.synonyms)},
-                           embedded=len(payload.embeddings), unchanged=payload.reused,
+                           embedded=len(payload.embeddings) + payload.new_arguments,
+                           unchanged=payload.reused,
                            fallbacks=payload.fallbacks)
 
     def handoff(self, payload: EduPayload) -> Edus:
@@ -195,12 +210,14 @@ class EduLayer(Layer[EduPayload]):
 
     def write(self, tx: Tx, job: Job, payload: EduPayload) -> None:
         space = job.space
+        new_arguments = self._decide_new(tx, space, payload)
         edu_ids = [row["id"] for row in payload.edus]
         tx.run("ingest/prune_edus", space=space, session_ids=payload.session_ids, keep=edu_ids)
         self.write_rows(tx, "ingest/merge_edus", "edus", payload.edus, space=space)
         tx.run("ingest/prune_argument_links", space=space, edu_ids=edu_ids, links=payload.links)
         self.write_rows(tx, "ingest/merge_arguments", "arguments", payload.arguments, space=space)
         self.write_rows(tx, "ingest/link_arguments", "links", payload.links, space=space)
-        self.write_rows(tx, "ingest/set_embeddings", "rows", payload.embeddings, space=space)
+        self.write_rows(tx, "ingest/set_embeddings", "rows",
+                        payload.embeddings + new_arguments, space=space)
         if payload.synonyms:
             self.write_rows(tx, "ingest/merge_synonyms", "pairs", payload.synonyms, space=space)

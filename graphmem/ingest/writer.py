@@ -105,7 +105,7 @@ class GraphWriter:
                    disable=not self.context.progress, leave=False)
         for done, conversation in enumerate(bar):
             try:
-                self._write_one(space, conversation, report, finish, lock)
+                self.write_one(space, conversation, report, finish, lock)
             except Exception as exc:
                 exc.add_note(f"{done} of {len(conversations)} conversations were stored before "
                              f"conversation {conversation.key!r} failed, which was not; running "
@@ -118,7 +118,7 @@ class GraphWriter:
         """A needed layer's hand-off when that layer is not part of this run."""
         return LAYERS[name](self.context).load(job)
 
-    def _write_one(self, space: str, conv: ConversationRecord, report: IngestReport,
+    def write_one(self, space: str, conv: ConversationRecord, report: IngestReport,
                    finish: Callable[[Tx, Job], None] | None = None,
                    lock: AbstractContextManager[Any] | None = None) -> None:
         job = Job(space, conv, self._load)
@@ -131,6 +131,7 @@ class GraphWriter:
         written = [layer.name for layer in self.layers]
 
         def work(tx: Tx) -> None:
+            tx.run("ingest/lock_space", space=space)  # writers of one space take turns
             for layer, payload, _ in payloads:
                 layer.write(tx, job, payload)
             tx.run("ingest/mark_layers", space=space, session_ids=job.session_ids,

@@ -19,6 +19,7 @@ import subprocess
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from neo4j import GraphDatabase
 from neo4j.exceptions import AuthError, Neo4jError, ServiceUnavailable
@@ -69,6 +70,18 @@ class LocalNeo4j:
         self.build_dir = self.home / "build"
         self.pid_file = self.home / "neo4j.pid"
         self.console_log = self.home / "logs" / "console.log"
+
+    def sibling(self, home: Path, **overrides: Any) -> LocalNeo4j:
+        """Another local server with its own ``home`` (data, logs, configuration) that shares
+        this one's built jars, so it starts without Maven: for benchmarks and fault tests.
+        ``overrides`` are :class:`Settings` fields (ports, heap, timeouts)."""
+        self.build()
+        settings = self.settings.model_copy(update={"home": home, **overrides})
+        settings.neo4j_home.mkdir(parents=True, exist_ok=True)
+        link = settings.neo4j_home / "build"
+        if not link.exists():
+            link.symlink_to(self.build_dir.resolve(), target_is_directory=True)
+        return LocalNeo4j(settings)
 
     # ---------------------------------------------------------------- build
     def _source_digest(self) -> str:

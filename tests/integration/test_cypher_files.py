@@ -3,6 +3,8 @@ parameters only, and does what its comment says. A new file without a case here 
 
 from __future__ import annotations
 
+import threading
+import time
 from collections.abc import Callable
 from datetime import datetime
 from typing import Any
@@ -162,6 +164,34 @@ def _mark_layers(store: GraphStore, space: str, memory: Memory) -> None:
         {"l": ["turns", "extra", "edus", "events", "segments"]}]  # kept, added, known order
     assert store.write("ingest/mark_layers", space="elsewhere", session_ids=[sid],
                        layers=["x"], known=["x"]) == [{"sessions": 0}]
+
+
+@case("ingest/lock_space")
+def _lock_space(store: GraphStore, space: str, memory: Memory) -> None:
+    text = cypher.load("ingest/lock_space")
+    done: list[str] = []
+    with store.driver.session(database=store.database) as first:
+        tx = first.begin_transaction()
+        assert tx.run(text, space=space).single()["space"] == space  # type: ignore[index]
+
+        def second(name: str) -> None:
+            with store.driver.session(database=store.database) as other:
+                other.execute_write(lambda t: t.run(text, space=name).consume())
+            done.append(name)
+
+        waiting = threading.Thread(target=second, args=(space,))
+        elsewhere = threading.Thread(target=second, args=(f"{space}-other",))
+        waiting.start()
+        elsewhere.start()
+        elsewhere.join(timeout=30)
+        time.sleep(0.5)
+        assert done == [f"{space}-other"]  # another space's writer is not held
+        tx.commit()
+        waiting.join(timeout=30)
+    assert done == [f"{space}-other", space]  # this one went on once the first committed
+    assert query_rows(store, "MATCH (s:Space {id: $id}) RETURN keys(s) AS k", id=space) == [
+        {"k": ["id"]}]  # the node is left as it was
+    store.run_autocommit("admin/delete_space", space=f"{space}-other")
 
 
 @case("ingest/conversation_records")

@@ -37,14 +37,10 @@ BOUND = 30.0  # seconds a call may take to give up on a dead server (timeout 3 s
 def own_server(settings: Settings, neo4j_server: object, tmp_path: Path) -> Iterator[LocalNeo4j]:
     """A second server with its own data, ports and a small heap; it shares the suite's
     built jars (read only) so that it starts without Maven."""
-    port = free_port()
-    mine = settings.model_copy(update={
-        "home": tmp_path / "home", "neo4j_uri": f"bolt://127.0.0.1:{port}",
-        "neo4j_http_port": free_port(), "neo4j_heap": "512m", "neo4j_pagecache": "64m",
-        "neo4j_timeout": 3.0})
-    mine.neo4j_home.mkdir(parents=True)
-    (mine.neo4j_home / "build").symlink_to(settings.neo4j_home / "build")
-    server = LocalNeo4j(mine)
+    server = LocalNeo4j(settings).sibling(
+        tmp_path / "home", neo4j_uri=f"bolt://127.0.0.1:{free_port()}",
+        neo4j_http_port=free_port(), neo4j_heap="512m", neo4j_pagecache="64m",
+        neo4j_timeout=3.0)
     server.start()
     try:
         yield server

@@ -191,9 +191,9 @@ def test_synonyms_found_in_the_database_equal_those_from_the_vectors(
     layer = edu_layer.EduLayer(LayerContext(memory.store, memory.embedder))
     stored = len(memory.store.read("ingest/space_arguments", space=space))
     monkeypatch.setattr(edu_layer, "SYNONYM_THRESHOLD", 0.6)  # enough pairs to compare
-    in_database = layer._synonyms(space, rows, stored)
+    in_database = layer._synonyms(memory.store.read, space, rows, stored)
     monkeypatch.setattr(edu_layer, "IN_DATABASE_COMPARISONS", 0)
-    from_vectors = layer._synonyms(space, rows, stored)
+    from_vectors = layer._synonyms(memory.store.read, space, rows, stored)
     assert len(in_database) >= 3
     assert [(p["source"], p["target"]) for p in in_database] == \
         [(p["source"], p["target"]) for p in from_vectors]

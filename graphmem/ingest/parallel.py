@@ -1,0 +1,112 @@
+"""Ingest conversations in parallel worker processes (``graphmem ingest --workers N``).
+
+Each worker process loads its own models and driver once, then computes and writes whole
+conversations, one transaction each, exactly as a single process does. The writers of one
+space take turns at commit (``ingest/lock_space``), and what a layer decides from the rest of
+the space (which arguments are new, their synonyms) is decided inside its transaction, so
+the graph is that of a one-process ingest in commit order. Worker processes are spawned (not
+forked: the driver and the models hold threads) and share the machine's cores: each gets
+``cores / N`` threads for the embedding model. Workers load the models the settings name
+(``GRAPHMEM_EMBEDDING_*``, ``GRAPHMEM_LLM_*``).
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import time
+from collections.abc import Sequence
+from concurrent.futures import FIRST_EXCEPTION, Future, ProcessPoolExecutor, wait
+from typing import Any
+
+from tqdm import tqdm
+
+from graphmem.config import Settings
+from graphmem.ingest.layer import LayerContext
+from graphmem.ingest.writer import GraphWriter, IngestReport, LayerTally
+from graphmem.models import ConversationRecord
+from graphmem.providers.embedder import SentenceTransformerEmbedder
+from graphmem.providers.llm import OpenAICompatibleLLM
+from graphmem.store import GraphStore
+
+_worker: dict[str, Any] = {}  # in a worker process: its Memory and writer
+
+
+def _start(settings: Settings, layers: list[str], threads: int) -> None:
+    import torch
+
+    torch.set_num_threads(threads)
+    llm = (OpenAICompatibleLLM(settings) if settings.llm_configured and settings.llm_ingest
+           else None)
+    embedder = SentenceTransformerEmbedder.from_settings(settings)
+    context = LayerContext(GraphStore(settings), embedder, llm,
+                           batch_size=settings.write_batch_size, settings=settings)
+    _worker["writer"] = GraphWriter(context, layers)
+
+
+def _write(space: str, conversation: ConversationRecord) -> IngestReport:
+    report = IngestReport(space=space)
+    began = time.perf_counter()
+    _worker["writer"].write_one(space, conversation, report)
+    report.seconds = time.perf_counter() - began
+    return report
+
+
+def merge(into: IngestReport, part: IngestReport) -> None:
+    """Add one worker's report of one conversation to the whole ingest's."""
+    into.conversations += part.conversations
+    into.sessions += part.sessions
+    into.turns += part.turns
+    into.write_seconds += part.write_seconds
+    for name, tally in part.layers.items():
+        mine = into.layers.setdefault(name, LayerTally())
+        mine.seconds += tally.seconds
+        mine.embedded += tally.embedded
+        mine.unchanged += tally.unchanged
+        mine.fallbacks.extend(tally.fallbacks)
+        for kind, n in tally.written.items():
+            mine.written[kind] = mine.written.get(kind, 0) + n
+
+
+def write_parallel(settings: Settings, space: str, conversations: Sequence[ConversationRecord],
+                   layers: list[str], workers: int, report: IngestReport, *,
+                   progress: bool = False) -> IngestReport:
+    """Write ``conversations`` with ``workers`` processes, largest first. On a failure the
+    conversations not started are dropped, the running ones finish, and the error names
+    what was stored (running the same ingest again completes it: writes are idempotent)."""
+    threads = max(1, (os.cpu_count() or 1) // workers)
+    began = time.perf_counter()
+    order = sorted(conversations, key=lambda c: -c.n_turns)
+    stored: list[str] = []
+    with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"),
+                             initializer=_start, initargs=(settings, layers, threads)) as pool:
+        futures: dict[Future[IngestReport], str] = {
+            pool.submit(_write, space, conv): conv.key for conv in order}
+        bar = tqdm(total=len(futures), desc=f"ingest {space}", unit="conv", disable=not progress,
+                   leave=False)
+        pending = set(futures)
+        failure: BaseException | None = None
+        while pending and failure is None:
+            done, pending = wait(pending, return_when=FIRST_EXCEPTION)
+            for future in done:
+                if future.exception() is None:
+                    merge(report, future.result())
+                    stored.append(futures[future])
+                    bar.update()
+                elif failure is None:
+                    failure = future.exception()
+        if failure is not None:
+            for future in pending:
+                future.cancel()
+            for future in pending:  # the running ones commit or fail on their own
+                if not future.cancelled() and future.exception() is None:
+                    merge(report, future.result())
+                    stored.append(futures[future])
+        bar.close()
+    report.seconds += time.perf_counter() - began
+    if failure is not None:
+        failure.add_note(f"{len(stored)} of {len(conversations)} conversations were stored "
+                         f"({', '.join(sorted(stored)) or 'none'}) before a worker failed; "
+                         "running the same ingest again completes it (writes are idempotent)")
+        raise failure
+    return report

@@ -1,0 +1,60 @@
+"""Ingest with worker processes (`--workers`): the graph equals a one-process ingest of the
+same conversations, including the arguments they share and their synonym edges, and the
+report counts the same."""
+
+from __future__ import annotations
+
+import json
+
+from click.testing import CliRunner
+
+from graphmem.cli import main
+from graphmem.client import Memory
+from graphmem.ingest.loaders import parse_file
+from graphmem.models import ConversationRecord
+from graphmem.store import GraphStore
+
+from helpers import DATA, SAMPLE
+
+
+def conversations() -> list[ConversationRecord]:
+    sample = parse_file(SAMPLE).conversations[0]
+    other = parse_file(DATA / "ppr_conversation.json").conversations
+    # copies share every argument: a copy computed beside another finds at commit time that
+    # the other stored them first, as a one-process ingest would
+    return [*(sample.model_copy(update={"key": f"copy-{n}"}) for n in range(3)), *other]
+
+
+def snapshot(store: GraphStore, space: str) -> str:
+    rows = store.read("admin/space_snapshot", space=space)
+    return json.dumps(rows, default=str).replace(space, "<space>")
+
+
+def test_workers_write_the_graph_one_process_writes(memory: Memory, space: str) -> None:
+    records = conversations()
+    alone = f"{space}-alone"
+    try:
+        one = memory.ingest(records, space=alone)
+        many = memory.ingest(records, space=space, workers=2)
+        assert (many.conversations, many.sessions, many.turns) == \
+            (one.conversations, one.sessions, one.turns)
+        assert {n: t.written for n, t in many.layers.items()} == \
+            {n: t.written for n, t in one.layers.items()}
+        assert snapshot(memory.store, space) == snapshot(memory.store, alone)
+        again = memory.ingest(records, space=space, workers=2)  # idempotent as ever
+        assert again.count("new arguments") == 0
+        assert snapshot(memory.store, space) == snapshot(memory.store, alone)
+    finally:
+        memory.delete_space(alone)
+
+
+def test_the_workers_option(space: str, neo4j_server: object) -> None:
+    env = {"GRAPHMEM_LLM_BASE_URL": None, "GRAPHMEM_LLM_API_KEY": None}
+    result = CliRunner().invoke(main, ["ingest", str(DATA / "ppr_conversation.json"),
+                                       "--space", space, "--layers", "edus", "--workers", "2"],
+                                env=env)
+    assert result.exit_code == 0, result.output
+    assert f"space {space!r}: " in result.output and "edus:" in result.output
+    result = CliRunner().invoke(main, ["ingest", str(SAMPLE), "--space", space,
+                                       "--workers", "0"], env=env)
+    assert result.exit_code == 2 and "--workers" in result.output
