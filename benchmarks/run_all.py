@@ -24,7 +24,7 @@ from graphmem.providers.embedder import SentenceTransformerEmbedder
 from graphmem.retrieve.registry import strategy_names
 
 ROOT = Path(__file__).resolve().parent.parent
-SCALE_HEADER = ("## Scale: synthetic conversations, 10^4 to 10^5 turns\n\n"
+SCALE_HEADER = ("## Scale: synthetic conversations, 10^4 to 10^6 turns\n\n"
                 "From `python benchmarks/scale.py --out docs/results/scale.json` (raw turns, "
                 "pooled embeddings, a server of its own; see the script's docstring).\n\n")
 SEGMENTATION = {"tiage_dev.jsonl": ("minilm-adjacent", "minilm-adjacent:q=0.2"),
@@ -68,9 +68,10 @@ def main() -> None:
               f"{', without LongMemEval S' if args.skip_long else ''}). "
               "Evidence recall is the share of gold evidence turns the packed context covers "
               "(docs/evaluation.md).\n\n")
-    scale = args.out_dir / "scale.md"  # benchmarks/scale.py: long, run on its own
-    if scale.exists():
-        sections.append(SCALE_HEADER + scale.read_text() + "\n![scale](results/scale.png)\n")
+    scale = sorted(args.out_dir.glob("scale*.md"))  # benchmarks/scale.py, run on its own
+    if scale:
+        sections.append(SCALE_HEADER + "\n".join(
+            f"{md.read_text()}\n![{md.stem}](results/{md.stem}.png)\n" for md in scale))
     (ROOT / "docs" / "results.md").write_text(header + "\n".join(sections))
     print(f"wrote {ROOT / 'docs' / 'results.md'}")
 

@@ -16,7 +16,7 @@ import multiprocessing
 import os
 import time
 from collections.abc import Sequence
-from concurrent.futures import FIRST_EXCEPTION, Future, ProcessPoolExecutor, wait
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from typing import Any
 
 from tqdm import tqdm
@@ -87,7 +87,7 @@ def write_parallel(settings: Settings, space: str, conversations: Sequence[Conve
         pending = set(futures)
         failure: BaseException | None = None
         while pending and failure is None:
-            done, pending = wait(pending, return_when=FIRST_EXCEPTION)
+            done, pending = wait(pending, return_when=FIRST_COMPLETED)
             for future in done:
                 if future.exception() is None:
                     merge(report, future.result())
@@ -105,8 +105,9 @@ def write_parallel(settings: Settings, space: str, conversations: Sequence[Conve
         bar.close()
     report.seconds += time.perf_counter() - began
     if failure is not None:
+        named = ", ".join(sorted(stored)[:10]) + (", ..." if len(stored) > 10 else "")
         failure.add_note(f"{len(stored)} of {len(conversations)} conversations were stored "
-                         f"({', '.join(sorted(stored)) or 'none'}) before a worker failed; "
+                         f"({named or 'none'}) before a worker failed; "
                          "running the same ingest again completes it (writes are idempotent)")
         raise failure
     return report

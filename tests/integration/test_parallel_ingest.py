@@ -6,11 +6,18 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from click.testing import CliRunner
+from pydantic import SecretStr
 
 from graphmem.cli import main
 from graphmem.client import Memory
+from graphmem.config import Settings
+from graphmem.errors import DatabaseUnavailable
+from graphmem.ingest.layers import run_order
 from graphmem.ingest.loaders import parse_file
+from graphmem.ingest.parallel import write_parallel
+from graphmem.ingest.writer import IngestReport
 from graphmem.models import ConversationRecord
 from graphmem.store import GraphStore
 
@@ -58,3 +65,14 @@ def test_the_workers_option(space: str, neo4j_server: object) -> None:
     result = CliRunner().invoke(main, ["ingest", str(SAMPLE), "--space", space,
                                        "--workers", "0"], env=env)
     assert result.exit_code == 2 and "--workers" in result.output
+
+
+def test_a_failing_worker_is_one_clear_error_naming_what_was_stored(
+        settings: Settings, space: str) -> None:
+    wrong = settings.model_copy(update={"neo4j_password": SecretStr("not-the-password")})
+    report = IngestReport(space=space)
+    with pytest.raises(DatabaseUnavailable, match="refused user") as caught:
+        write_parallel(wrong, space, conversations(), run_order(["turns"]), 2, report)
+    assert "0 of 4 conversations were stored (none) before a worker failed" in \
+        " ".join(caught.value.__notes__)
+    assert report.conversations == 0
