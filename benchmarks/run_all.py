@@ -71,7 +71,8 @@ def main() -> None:
     scale = sorted(args.out_dir.glob("scale*.md"))  # benchmarks/scale.py, run on its own
     if scale:
         sections.append(SCALE_HEADER + "\n".join(
-            f"{md.read_text()}\n![{md.stem}](results/{md.stem}.png)\n" for md in scale))
+            md.read_text() + (f"\n![{md.stem}](results/{md.stem}.png)\n"
+                              if md.with_suffix(".png").exists() else "") for md in scale))
     (ROOT / "docs" / "results.md").write_text(header + "\n".join(sections))
     print(f"wrote {ROOT / 'docs' / 'results.md'}")
 

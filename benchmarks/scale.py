@@ -141,9 +141,10 @@ def run_layout(layout: str, sizes: list[int], args: argparse.Namespace,
     return rows
 
 
-def markdown(rows: list[dict[str, Any]]) -> str:
+def markdown(rows: list[dict[str, Any]], remark: str = "") -> str:
     """The table for docs/results.md: one row per size, layout and probed tenant."""
-    out = [f"Search at {BUDGET} tokens; recall = planted facts whose turn is in the context; "
+    out = [*([remark, ""] if remark else []),
+           f"Search at {BUDGET} tokens; recall = planted facts whose turn is in the context; "
            "'same' = the tenant's answers equal those at the first size (a tenant that did "
            "not grow must answer the same); graphmem's first search on a space after a "
            "restart builds the space's BM25 table in the client.", "",
@@ -155,7 +156,8 @@ def markdown(rows: list[dict[str, Any]]) -> str:
         for tenant, found in row["tenants"].items():
             t, g = found["turns"], found["graphmem"]
             out.append(
-                f"| {row['layout']} | {row['turns']:,} | {row['spaces']} | "
+                f"| {row['layout']} | {row['turns']:,}{' (busy)' if row.get('noisy') else ''} | "
+                f"{row['spaces']} | "
                 f"{row['ingest_turns_per_s']:.0f} | {row['store_mb']:.0f} | "
                 f"{row['tx_log_mb']:.0f} | {row['neo4j_rss_mb']:.0f} | "
                 f"{tenant} ({found['space_turns']:,}) | {t['p50_ms']:.0f} / {t['p95_ms']:.0f} | "
@@ -166,12 +168,16 @@ def markdown(rows: list[dict[str, Any]]) -> str:
     return "\n".join(out) + "\n"
 
 
-def save(rows: list[dict[str, Any]], sizes: list[int], out: Path) -> None:
-    """JSON, Markdown table and PNG plot side by side."""
-    out.write_text(json.dumps({"sizes": sizes, "budget": BUDGET, "rows": rows}, indent=1,
-                              default=str))
-    out.with_suffix(".md").write_text(markdown(rows))
-    plot(rows, out.with_suffix(".png"))
+def save(rows: list[dict[str, Any]], sizes: list[int], out: Path, remark: str = "") -> None:
+    """JSON, Markdown table and PNG plot side by side; ``remark`` heads the table."""
+    out.write_text(json.dumps({"sizes": sizes, "budget": BUDGET, "remark": remark,
+                               "rows": rows}, indent=1, default=str))
+    out.with_suffix(".md").write_text(markdown(rows, remark))
+    quiet = [row for row in rows if not row.get("noisy")]  # measured beside other work
+    png = out.with_suffix(".png")
+    png.unlink(missing_ok=True)
+    if len({row["turns"] for row in quiet}) > 1:
+        plot(quiet, png)
 
 
 def plot(rows: list[dict[str, Any]], path: Path) -> None:
@@ -222,10 +228,11 @@ def main() -> None:
                         help="JSON; its Markdown table and PNG plot beside it")
     parser.add_argument("--plot-only", action="store_true",
                         help="redraw --out's table and plot from its JSON")
+    parser.add_argument("--remark", default="", help="a line to head the table with")
     args = parser.parse_args()
     if args.plot_only:
         saved = json.loads(args.out.read_text())
-        save(saved["rows"], saved["sizes"], args.out)
+        save(saved["rows"], saved["sizes"], args.out, args.remark or saved.get("remark", ""))
         return
     sizes = sorted(int(s) for s in args.sizes.split(","))
     source = parse_file(args.data, "locomo").conversations
@@ -239,7 +246,7 @@ def main() -> None:
     layouts = ["one", "many"] if args.layout == "both" else [args.layout]
     rows = [row for layout in layouts for row in run_layout(layout, sizes, args, synth, pool)]
     if args.out:
-        save(rows, sizes, args.out)
+        save(rows, sizes, args.out, args.remark)
 
 
 if __name__ == "__main__":
