@@ -17,7 +17,7 @@ from graphmem.client import Memory
 
 from helpers import DATA, TESTS
 
-PROCESSES, THREADS, ROUNDS, SPACES = 3, 3, 12, 5
+PROCESSES, THREADS, ROUNDS, SPACES = 3, 3, 16, 5
 
 
 def test_concurrent_ppr_searches_never_fail(memory: Memory) -> None:
