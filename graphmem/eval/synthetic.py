@@ -118,10 +118,6 @@ class Plan:
     probed: dict[str, str]  # role ("largest", "small") -> space
     stored: dict[str, int] = field(default_factory=dict)
 
-    @property
-    def quota(self) -> list[str]:
-        return [*self.fixed, *self.share]
-
 
 class Synthesizer:
     def __init__(self, source: Sequence[ConversationRecord], pool: PoolEmbedder,

@@ -23,7 +23,7 @@ from tqdm import tqdm
 
 from graphmem.config import Settings
 from graphmem.ingest.layer import LayerContext
-from graphmem.ingest.writer import GraphWriter, IngestReport, LayerTally
+from graphmem.ingest.writer import GraphWriter, IngestReport
 from graphmem.models import ConversationRecord
 from graphmem.providers.embedder import SentenceTransformerEmbedder
 from graphmem.providers.llm import OpenAICompatibleLLM
@@ -52,22 +52,6 @@ def _write(space: str, conversation: ConversationRecord) -> IngestReport:
     return report
 
 
-def merge(into: IngestReport, part: IngestReport) -> None:
-    """Add one worker's report of one conversation to the whole ingest's."""
-    into.conversations += part.conversations
-    into.sessions += part.sessions
-    into.turns += part.turns
-    into.write_seconds += part.write_seconds
-    for name, tally in part.layers.items():
-        mine = into.layers.setdefault(name, LayerTally())
-        mine.seconds += tally.seconds
-        mine.embedded += tally.embedded
-        mine.unchanged += tally.unchanged
-        mine.fallbacks.extend(tally.fallbacks)
-        for kind, n in tally.written.items():
-            mine.written[kind] = mine.written.get(kind, 0) + n
-
-
 def write_parallel(settings: Settings, space: str, conversations: Sequence[ConversationRecord],
                    layers: list[str], workers: int, report: IngestReport, *,
                    progress: bool = False) -> IngestReport:
@@ -90,7 +74,7 @@ def write_parallel(settings: Settings, space: str, conversations: Sequence[Conve
             done, pending = wait(pending, return_when=FIRST_COMPLETED)
             for future in done:
                 if future.exception() is None:
-                    merge(report, future.result())
+                    report.absorb(future.result())
                     stored.append(futures[future])
                     bar.update()
                 elif failure is None:
@@ -100,7 +84,7 @@ def write_parallel(settings: Settings, space: str, conversations: Sequence[Conve
                 future.cancel()
             for future in pending:  # the running ones commit or fail on their own
                 if not future.cancelled() and future.exception() is None:
-                    merge(report, future.result())
+                    report.absorb(future.result())
                     stored.append(futures[future])
         bar.close()
     report.seconds += time.perf_counter() - began

@@ -43,6 +43,15 @@ class LayerTally:
         self.unchanged += result.unchanged
         self.fallbacks.extend(result.fallbacks)
 
+    def absorb(self, other: LayerTally) -> None:
+        """Add another tally of the same layer (a worker process's) to this one."""
+        self.seconds += other.seconds
+        self.embedded += other.embedded
+        self.unchanged += other.unchanged
+        self.fallbacks.extend(other.fallbacks)
+        for kind, n in other.written.items():
+            self.written[kind] = self.written.get(kind, 0) + n
+
     def describe(self) -> str:
         parts = ", ".join(f"{n} {kind}" for kind, n in self.written.items())
         text = (f"{parts} ({self.embedded} embedded, {self.unchanged} unchanged; "
@@ -61,6 +70,17 @@ class IngestReport:
     errors: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     layers: dict[str, LayerTally] = field(default_factory=dict)
+
+    def absorb(self, other: IngestReport) -> None:
+        """Add the counts of another report of the same space (a worker's conversation)."""
+        self.conversations += other.conversations
+        self.sessions += other.sessions
+        self.turns += other.turns
+        self.write_seconds += other.write_seconds
+        self.errors.extend(other.errors)
+        self.warnings.extend(other.warnings)
+        for name, tally in other.layers.items():
+            self.layers.setdefault(name, LayerTally()).absorb(tally)
 
     def count(self, kind: str) -> int:
         """Items of one kind written by any layer ("edus", "boundaries", ...)."""
