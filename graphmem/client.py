@@ -34,7 +34,7 @@ from graphmem.retrieve.base import Query, RetrievalContext, space_state
 from graphmem.retrieve.packing import pack
 from graphmem.retrieve.ppr import ProjectionCache
 from graphmem.retrieve.registry import get_strategy
-from graphmem.retrieve.space_index import SPACE_TURNS
+from graphmem.retrieve.space_cache import forget_space
 from graphmem.spacefile import SpaceFileReport, export_space, import_space, read_space_file
 from graphmem.store import GraphStore
 
@@ -317,7 +317,7 @@ class Memory:
         existed = self.has_space(space)
         self.projections.drop_space(self.store, space)
         self.store.run_autocommit("admin/delete_space", space=space)
-        SPACE_TURNS.forget(space)
+        forget_space(space)
         return existed
 
     def export_space(self, space: str, path: str | Path) -> SpaceFileReport:
@@ -335,5 +335,5 @@ class Memory:
         self.ensure_schema()
         self.projections.drop_space(self.store, data.space)
         report = import_space(self.store, data, Path(path), replace)
-        SPACE_TURNS.forget(data.space)
+        forget_space(data.space)
         return report

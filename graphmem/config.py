@@ -141,6 +141,13 @@ class Settings(BaseSettings):
     projection_grace: float = Field(
         default=30.0, gt=0,
         description="seconds a GDS projection stays safe from eviction after its last use")
+    client_vectors_max_turns: int = Field(
+        default=20_000, ge=0, description="graphmem strategy: spaces of up to this many turns "
+        "have their vectors scored in the client (read once per change of the space); larger "
+        "ones are searched with Neo4j's vector indexes")
+    client_vectors_rows: int = Field(
+        default=300_000, ge=1, description="vectors the client keeps over all spaces (a "
+        "384-d vector takes 1.5 KiB)")
 
     @field_validator("segments_retrieval", "segments_context")
     @classmethod

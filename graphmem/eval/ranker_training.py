@@ -33,7 +33,7 @@ from graphmem.retrieve.candidates import OPTIONAL_LAYERS, Pools, gather
 from graphmem.retrieve.features import FAMILIES, FEATURES, analyse, candidate_rows, matrix
 from graphmem.retrieve.fused import packing_inputs, select
 from graphmem.retrieve.ranker import Ranker
-from graphmem.retrieve.space_index import SPACE_TURNS
+from graphmem.retrieve.space_index import space_turns
 
 BUDGETS = (500, 1000, 2000, 4000)
 GAMMAS = (0.0, 0.25, 0.5, 0.75, 1.0)
@@ -85,7 +85,7 @@ def collect(memory: Any, dataset: str, data: Path, log: Log = lambda _: None,
         store = memory.store
         ctx = RetrievalContext(store, memory.embedder, Query(q.question, memory.embedder))
         state = space_state(store, spaces[q.conversation], ("turns", *OPTIONAL_LAYERS))
-        table = SPACE_TURNS.get(store, state)
+        table = space_turns(store, state)
         signals = gather(ctx, state, table, pools)
         rows = candidate_rows(table, signals)
         x = matrix(table, signals, analyse(ctx.query), rows)

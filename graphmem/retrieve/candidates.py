@@ -6,13 +6,16 @@ statements), ``scenes`` (CAST scene summaries), ``events`` (ES-Mem's boundary an
 windows and summary rerank) and ``episodes`` (EMA units) over the layers built on them. A
 derived unit passes its rank and score to each of its source turns (a turn keeps its best).
 
-A layer that none of the space's sessions hold is skipped; the reads of Neo4j run in two read
-transactions at once (their exact scans are most of a search's time). Vector reads scan small
+A layer that none of the space's sessions hold is skipped. The dense sources of a space of up
+to ``GRAPHMEM_CLIENT_VECTORS_MAX_TURNS`` turns are scored in the client from vectors read once
+per change of the space (:mod:`space_vectors`); what is left (events, and every source of a
+larger space) runs in Neo4j in two read transactions at once. Vector reads in Neo4j scan small
 spaces exactly (``SpaceState.vector``), so no source's ranking depends on another tenant's data.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -21,6 +24,7 @@ import numpy as np
 
 from graphmem.retrieve.base import RetrievalContext, SpaceState
 from graphmem.retrieve.space_index import SpaceTurns
+from graphmem.retrieve.space_vectors import DENSE_SOURCES, SpaceVectors, space_vectors
 from graphmem.store import Tx
 
 # each source and the layer it reads ("turns" is always there)
@@ -89,9 +93,34 @@ def gather(ctx: RetrievalContext, state: SpaceState, table: SpaceTurns, pools: P
         order = np.argsort(-scores, kind="stable")[: pools.turns]
         for rank, i in enumerate(int(i) for i in order if scores[i] > 0):
             signals.add("bm25", i, rank, float(scores[i]))
-    reads = sorted((s for s in use if s != "bm25"), key=COSTLY_FIRST.index)
-    if not reads:
-        return signals
+    dense = [s for s in use if s in DENSE_SOURCES]
+    held = space_vectors(ctx.store, state, dense) if dense else None
+    if held is not None:
+        query = np.asarray(ctx.query.embedding, dtype=np.float32)
+        _score_held(signals, held, query, pools, at)
+    reads = sorted((s for s in use if s != "bm25" and (held is None or s not in dense)),
+                   key=COSTLY_FIRST.index)
+    if reads:
+        _add_found(signals, _read(ctx, state, pools, reads), at)
+    return signals
+
+
+def _score_held(signals: Signals, held: SpaceVectors, query: np.ndarray, pools: Pools,
+                at: Callable[[str], int | None]) -> None:
+    """The dense sources scored in the client, ranked as the Neo4j statements rank them."""
+    depth = {"vector": pools.turns, "units": pools.units, "edus": pools.edus,
+             "scenes": pools.scenes, "episodes": pools.episodes}
+    for source, units in held.sources.items():
+        for rank, (i, score) in enumerate(units.nearest(query, depth[source])):
+            if source == "units":  # mms_units without BM25: reciprocal rank, k = 60
+                score = 1.0 / (60 + rank + 1)
+            for turn in units.turn_ids[i]:
+                signals.add(source, at(turn), rank, score)
+
+
+def _read(ctx: RetrievalContext, state: SpaceState, pools: Pools,
+          reads: list[str]) -> dict[str, list[dict[str, Any]]]:
+    """The sources run in Neo4j, in up to two read transactions at once."""
     embedding = ctx.query.embedding
     space = state.space
 
@@ -133,6 +162,11 @@ def gather(ctx: RetrievalContext, state: SpaceState, table: SpaceTurns, pools: P
         with ThreadPoolExecutor(max_workers=len(groups)) as pool:
             for part in pool.map(work, groups):
                 found.update(part)
+    return found
+
+
+def _add_found(signals: Signals, found: dict[str, list[dict[str, Any]]],
+               at: Callable[[str], int | None]) -> None:
     for rank, row in enumerate(found.get("vector", [])):
         signals.add("vector", at(row["id"]), rank, float(row["score"]))
     for rank, row in enumerate(found.get("edus", [])):
@@ -147,4 +181,3 @@ def gather(ctx: RetrievalContext, state: SpaceState, table: SpaceTurns, pools: P
             signals.add("scenes", at(turn), rank, float(row["score"]))
     for rank, row in enumerate(found.get("events", [])):  # the event's summary score
         signals.add("events", at(row["id"]), rank, float(row["s_event"]))
-    return signals

@@ -28,7 +28,7 @@ from graphmem.retrieve.candidates import OPTIONAL_LAYERS, Pools, gather
 from graphmem.retrieve.features import analyse, candidate_rows, matrix
 from graphmem.retrieve.packing import count_tokens
 from graphmem.retrieve.ranker import load_ranker
-from graphmem.retrieve.space_index import SPACE_TURNS, SpaceTurns, TurnRow
+from graphmem.retrieve.space_index import SpaceTurns, TurnRow, space_turns
 from graphmem.text import format_date
 
 
@@ -99,7 +99,7 @@ class FusedSearch(Strategy[FusedConfig]):
     def retrieve(self, ctx: RetrievalContext, state: SpaceState, budget: int) -> list[Hit]:
         c = self.config
         ranker = load_ranker(c.model)
-        table = SPACE_TURNS.get(ctx.store, state)
+        table = space_turns(ctx.store, state)
         signals = gather(ctx, state, table, c.pools.scaled(budget), c.sources)
         rows = candidate_rows(table, signals)
         p = ranker.probabilities(matrix(table, signals, analyse(ctx.query), rows))

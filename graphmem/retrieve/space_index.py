@@ -12,8 +12,6 @@ depend on that space alone.
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
 from dataclasses import dataclass, field
 from datetime import datetime
 from functools import cached_property
@@ -22,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from graphmem.retrieve.packing import count_tokens
+from graphmem.retrieve.space_cache import SpaceCache
 from graphmem.text import native_datetime, turn_text
 
 if TYPE_CHECKING:
@@ -131,34 +130,9 @@ def read_space_turns(store: GraphStore, space: str) -> SpaceTurns:
         for row in rows])
 
 
-class SpaceTurnsCache:
-    """The last ``CACHED_SPACES`` spaces' tables, keyed by where they live and their size."""
-
-    def __init__(self, capacity: int = CACHED_SPACES) -> None:
-        self.capacity = capacity
-        self._items: OrderedDict[tuple[Any, ...], SpaceTurns] = OrderedDict()
-        self._lock = threading.Lock()
-
-    def get(self, store: GraphStore, state: SpaceState) -> SpaceTurns:
-        key = (store.settings.neo4j_uri, store.database, state.space, state.turns,
-               state.sessions, tuple(sorted(state.missing.items())))
-        with self._lock:
-            found = self._items.get(key)
-            if found is not None:
-                self._items.move_to_end(key)
-                return found
-        table = read_space_turns(store, state.space)
-        with self._lock:
-            self._items[key] = table
-            while len(self._items) > self.capacity:
-                self._items.popitem(last=False)
-        return table
-
-    def forget(self, space: str) -> None:
-        """Drop the tables of ``space`` (it was deleted or restored from a file)."""
-        with self._lock:
-            for key in [key for key in self._items if key[2] == space]:
-                del self._items[key]
+SPACE_TURNS: SpaceCache[SpaceTurns] = SpaceCache(CACHED_SPACES)
 
 
-SPACE_TURNS = SpaceTurnsCache()
+def space_turns(store: GraphStore, state: SpaceState) -> SpaceTurns:
+    """The table of ``state.space``, read when the space changed since the last search."""
+    return SPACE_TURNS.get(store, state, lambda: read_space_turns(store, state.space))

@@ -9,11 +9,14 @@ import re
 import uuid
 from pathlib import Path
 
+import pytest
+
 from graphmem.client import Memory
 from graphmem.retrieve.base import Query, RetrievalContext, space_state
 from graphmem.retrieve.candidates import OPTIONAL_LAYERS, Pools, gather
 from graphmem.retrieve.packing import count_tokens
-from graphmem.retrieve.space_index import SPACE_TURNS
+from graphmem.retrieve.space_index import space_turns
+from graphmem.retrieve.space_vectors import SPACE_VECTORS
 
 from helpers import SAMPLE
 
@@ -48,7 +51,7 @@ def test_every_layer_the_space_holds_feeds_candidates(memory: Memory, space: str
     query = Query("How did Jonas's knee hold up in Lisbon?", memory.embedder)
     ctx = RetrievalContext(memory.store, memory.embedder, query)
     state = space_state(memory.store, space, ("turns", *OPTIONAL_LAYERS))
-    signals = gather(ctx, state, SPACE_TURNS.get(memory.store, state), Pools())
+    signals = gather(ctx, state, space_turns(memory.store, state), Pools())
     assert set(signals.sources) == {"bm25", "vector", "units", "edus", "scenes", "events",
                                     "episodes"}
     assert all(signals.ranks.get(s) for s in ("bm25", "vector", "edus", "units", "scenes"))
@@ -59,13 +62,49 @@ def test_every_layer_the_space_holds_feeds_candidates(memory: Memory, space: str
     try:
         bare.ingest(SAMPLE, space=other)
         state = space_state(memory.store, other, ("turns", *OPTIONAL_LAYERS))
-        assert gather(ctx, state, SPACE_TURNS.get(memory.store, state), Pools()).sources == (
+        assert gather(ctx, state, space_turns(memory.store, state), Pools()).sources == (
             "bm25", "vector")
         found = memory.search("What breed of dog did Maya adopt?", space=other,
                               strategy="graphmem", budget=60)
         assert "greyhound" in found.context
     finally:
         memory.delete_space(other)
+
+
+def test_vectors_scored_in_the_client_rank_as_neo4j_does(memory: Memory, space: str,
+                                                          monkeypatch: pytest.MonkeyPatch
+                                                          ) -> None:
+    memory.ingest(SAMPLE, space=space)
+    state = space_state(memory.store, space, ("turns", *OPTIONAL_LAYERS))
+    table = space_turns(memory.store, state)
+    dense = ("vector", "units", "edus", "scenes", "episodes")
+    for question in ("How did Jonas's knee hold up in Lisbon?", "What breed is the dog?",
+                     "What did Maya make in pottery class?"):
+        ctx = RetrievalContext(memory.store, memory.embedder, Query(question, memory.embedder))
+        held = gather(ctx, state, table, Pools(edus=5, turns=7), dense)
+        assert len(SPACE_VECTORS) >= 1  # the space's vectors are now in the client
+        with monkeypatch.context() as patched:  # the same space searched by Neo4j's scans
+            patched.setattr(memory.store, "settings", memory.settings.model_copy(
+                update={"client_vectors_max_turns": 0}))
+            scanned = gather(ctx, state, table, Pools(edus=5, turns=7), dense)
+        assert held.sources == scanned.sources == dense
+        for source in dense:
+            assert held.ranks[source].keys() == scanned.ranks[source].keys(), source
+            for row, (rank, score) in scanned.ranks[source].items():
+                assert held.ranks[source][row][0] == rank, (source, row)
+                assert held.ranks[source][row][1] == pytest.approx(score, abs=1e-6)
+        assert len(held.ranks["vector"]) == 7  # the pools' depth holds in the client too
+    # a change of the space is read afresh: its new turn is found by the client's vectors
+    memory.add_messages(space, "later", [{"speaker": "Maya", "text": "Our greyhound learned "
+                                          "to fetch frisbees at the beach."}])
+    memory.flush()
+    state = space_state(memory.store, space, ("turns", *OPTIONAL_LAYERS))
+    table = space_turns(memory.store, state)
+    ctx = RetrievalContext(memory.store, memory.embedder,
+                           Query("Which toy does the greyhound fetch?", memory.embedder))
+    top = gather(ctx, state, table, Pools(turns=1), ("vector",)).ranks["vector"]
+    assert [table.rows[row].text for row in top] == [
+        "Our greyhound learned to fetch frisbees at the beach."]
 
 
 def test_rankings_do_not_depend_on_other_tenants(memory: Memory, space: str,

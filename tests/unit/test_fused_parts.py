@@ -6,18 +6,22 @@ from __future__ import annotations
 import json
 from datetime import datetime
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
 
 from graphmem.errors import ConfigurationError
 from graphmem.eval.ranker_training import Sample, fit, folds_of, out_of_fold, recall
+from graphmem.retrieve.base import SpaceState
 from graphmem.retrieve.candidates import SOURCES, Signals
 from graphmem.retrieve.features import FAMILIES, FEATURES, Asked, candidate_rows, matrix
 from graphmem.retrieve.fused import packing_inputs, render, select
 from graphmem.retrieve.packing import count_tokens, pack
 from graphmem.retrieve.ranker import SHIPPED, from_json, load_ranker
+from graphmem.retrieve.space_cache import SpaceCache, forget_space
 from graphmem.retrieve.space_index import SpaceTurns, TurnRow
+from graphmem.retrieve.space_vectors import DenseUnits
 
 
 def table(*sessions: list[tuple[str, str]]) -> SpaceTurns:
@@ -146,3 +150,42 @@ def test_training_holds_conversations_out_and_learns_a_signal() -> None:
     shuffled = np.mean([recall(s, np.random.default_rng(1).random(30), 120, 0.0)
                         for s in samples])
     assert learned > 0.9 > shuffled + 0.3
+
+
+def test_client_vectors_score_like_neo4j_and_break_ties_by_id() -> None:
+    units = DenseUnits.build(["a", "b", "c", "d"],
+                             [[2.0, 0.0], [0.0, 1.0], [1.0, 1.0], [0.0, 1.0]],
+                             [["t1"], ["t2"], ["t3"], ["t4"]])
+    # (1 + cosine) / 2, as vector.similarity.cosine; unnormalised rows and query alike
+    found = units.nearest(np.array([0.0, 3.0], dtype=np.float32), 3)
+    assert [i for i, _ in found] == [1, 3, 2]  # b and d tie: by id
+    assert [s for _, s in found] == pytest.approx([1.0, 1.0, (1 + 2 ** -0.5) / 2])
+    assert [i for i, _ in units.nearest(np.array([0.0, 1.0], dtype=np.float32), 1)] == [1]
+    assert len(units.nearest(np.array([1.0, 0.0], dtype=np.float32), 10)) == 4
+    assert units.nearest(np.array([1.0, 0.0], dtype=np.float32), 0) == []
+    assert DenseUnits.build([], [], []).nearest(np.array([1.0, 0.0]), 3) == []
+
+
+def test_the_space_cache_keeps_its_weight_within_capacity() -> None:
+    cache: SpaceCache[list[int]] = SpaceCache(5, len)
+    store = SimpleNamespace(settings=SimpleNamespace(neo4j_uri="bolt://x"), database="neo4j")
+    loads: list[str] = []
+
+    def state(space: str, turns: int = 1) -> SpaceState:
+        return SpaceState(space, turns, 10, 1, {})
+
+    def get(space: str, size: int, turns: int = 1) -> list[int]:
+        return cache.get(store, state(space, turns),  # type: ignore[arg-type]
+                         lambda: loads.append(space) or [0] * size)
+
+    get("a", 2), get("b", 2), get("a", 2)  # a is used again: b is now the oldest
+    assert loads == ["a", "b"]
+    get("c", 2)
+    assert loads == ["a", "b", "c"] and len(cache) == 2
+    get("b", 2)  # b left to make room, so it is read again
+    assert loads == ["a", "b", "c", "b"]
+    get("b", 2, turns=2)  # the space changed: read afresh
+    assert loads[-1] == "b" and len(loads) == 5
+    forget_space("b")
+    get("b", 2, turns=2)
+    assert len(loads) == 6

@@ -1,0 +1,34 @@
+// Strategy `graphmem`: every embedded unit of one space with the ids of its turns, read once so
+// the client can score them for each question (graphmem/retrieve/space_vectors.py). Units the
+// dense searches leave out are left out here too: EDUs and episodic units without a session,
+// units without a context unit, episodic units merged into another.
+// Params: $space, $kinds (of 'vector', 'units', 'edus', 'scenes', 'episodes').
+CALL () {
+  WITH 1 AS one WHERE 'vector' IN $kinds
+  MATCH (:Session)-[:HAS_TURN]->(t:Turn {space: $space}) WHERE t.embedding IS NOT NULL
+  RETURN 'vector' AS kind, t.id AS id, t.embedding AS embedding, [t.id] AS turn_ids
+  UNION ALL
+  WITH 1 AS one WHERE 'units' IN $kinds
+  MATCH (:Session)-[:HAS_UNIT]->(u:RetrievalUnit {space: $space})-[:SHOWS]->(:ContextUnit)
+  WHERE u.embedding IS NOT NULL
+  RETURN 'units' AS kind, u.id AS id, u.embedding AS embedding,
+         COLLECT { MATCH (u)-[:FROM_TURN]->(t:Turn) RETURN t.id ORDER BY t.seq } AS turn_ids
+  UNION ALL
+  WITH 1 AS one WHERE 'edus' IN $kinds
+  MATCH (:Session)-[:HAS_EDU]->(e:EDU {space: $space}) WHERE e.embedding IS NOT NULL
+  RETURN 'edus' AS kind, e.id AS id, e.embedding AS embedding,
+         COLLECT { MATCH (e)-[:FROM_TURN]->(t:Turn) RETURN t.id } AS turn_ids
+  UNION ALL
+  WITH 1 AS one WHERE 'scenes' IN $kinds
+  MATCH (c:Scene {space: $space}) WHERE c.embedding IS NOT NULL
+  RETURN 'scenes' AS kind, c.id AS id, c.embedding AS embedding,
+         COLLECT { MATCH (c)-[:FROM_TURN]->(t:Turn) RETURN t.id ORDER BY t.seq } AS turn_ids
+  UNION ALL
+  WITH 1 AS one WHERE 'episodes' IN $kinds
+  MATCH (:Session)-[:HAS_EPISODE]->(e:Episode {space: $space})
+  WHERE e.embedding IS NOT NULL AND e.merged_into IS NULL
+  RETURN 'episodes' AS kind, e.id AS id, e.embedding AS embedding,
+         COLLECT { MATCH (e)-[:FROM_TURN]->(t:Turn) RETURN t.id ORDER BY t.seq } AS turn_ids
+}
+RETURN kind, id, embedding, turn_ids
+ORDER BY kind, id;

@@ -1,0 +1,102 @@
+"""One space's embedded units held in the client and scored with numpy for each question.
+
+The fused strategy's dense sources (turns, MMS retrieval units, EDUs, scenes, EMA units) were
+exact scans in Neo4j, 10 to 30 ms each on a LoCoMo conversation, paid on every search. Here a
+space's vectors are read once (``cypher/retrieve/space_vectors.cypher``) and kept while the
+space keeps its shape (:mod:`space_cache`); a question then costs one matrix product per
+source. Scores are Neo4j's own cosine score, (1 + cos) / 2, and the order is the statements'
+(score, then id), so rankings and the learned ranker's features are those of the scans.
+
+A space of more than ``GRAPHMEM_CLIENT_VECTORS_MAX_TURNS`` turns is left to Neo4j (its vector
+indexes); the cache holds at most ``GRAPHMEM_CLIENT_VECTORS_ROWS`` vectors over all spaces.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from graphmem.retrieve.space_cache import SpaceCache
+
+if TYPE_CHECKING:
+    from graphmem.retrieve.base import SpaceState
+    from graphmem.store import GraphStore
+
+DENSE_SOURCES = ("vector", "units", "edus", "scenes", "episodes")
+
+
+@dataclass(frozen=True)
+class DenseUnits:
+    """One source's units of a space: ids (sorted), unit vectors, and each unit's turns."""
+
+    ids: list[str]
+    vectors: np.ndarray  # (n, d) float32, each row of length 1 (or 0 for a zero vector)
+    turn_ids: list[list[str]]
+
+    @classmethod
+    def build(cls, ids: list[str], embeddings: list[list[float]],
+              turn_ids: list[list[str]]) -> DenseUnits:
+        if not ids:
+            return cls([], np.zeros((0, 0), dtype=np.float32), [])
+        matrix = np.asarray(embeddings, dtype=np.float32)
+        norms = np.linalg.norm(matrix, axis=1, keepdims=True)
+        return cls(ids, matrix / np.where(norms > 0, norms, 1), turn_ids)
+
+    def nearest(self, query: np.ndarray, k: int) -> list[tuple[int, float]]:
+        """The ``k`` units nearest ``query`` as (index, score), best first, ties by id (ids
+        are sorted, so by index); the score is (1 + cosine) / 2 like Neo4j's."""
+        if not self.ids or k <= 0:
+            return []
+        norm = float(np.linalg.norm(query))
+        cosine = self.vectors @ (query / norm if norm > 0 else query)
+        scores = (1.0 + cosine.astype(np.float64)) / 2.0
+        if k < len(scores):
+            top = np.argpartition(-scores, k - 1)[:k]
+            cut = scores[top].min()
+            top = np.flatnonzero(scores >= cut)  # keep every tie at the cut, then sort
+        else:
+            top = np.arange(len(scores))
+        order = top[np.lexsort((top, -scores[top]))][:k]
+        return [(int(i), float(scores[i])) for i in order]
+
+
+@dataclass(frozen=True)
+class SpaceVectors:
+    """The dense units of one space, by source."""
+
+    sources: dict[str, DenseUnits]
+
+    @property
+    def rows(self) -> int:
+        return sum(len(units.ids) for units in self.sources.values())
+
+
+def read_space_vectors(store: GraphStore, space: str, kinds: Sequence[str]) -> SpaceVectors:
+    found: dict[str, tuple[list[str], list[list[float]], list[list[str]]]] = defaultdict(
+        lambda: ([], [], []))
+    for row in store.read("retrieve/space_vectors", space=space, kinds=list(kinds)):
+        ids, vectors, turns = found[row["kind"]]
+        ids.append(row["id"])
+        vectors.append(row["embedding"])
+        turns.append(list(row["turn_ids"]))
+    return SpaceVectors({kind: DenseUnits.build(*found[kind]) for kind in kinds})
+
+
+SPACE_VECTORS: SpaceCache[SpaceVectors] = SpaceCache(1, lambda v: v.rows)
+
+
+def space_vectors(store: GraphStore, state: SpaceState,
+                  kinds: Sequence[str]) -> SpaceVectors | None:
+    """The vectors of ``kinds`` for ``state.space``, or None when the space is too large to
+    hold in the client (its searches then run in Neo4j)."""
+    settings = store.settings
+    if state.turns > settings.client_vectors_max_turns:
+        return None
+    SPACE_VECTORS.capacity = settings.client_vectors_rows
+    kinds = tuple(sorted(kinds))
+    return SPACE_VECTORS.get(store, state, lambda: read_space_vectors(store, state.space, kinds),
+                             extra=kinds)
