@@ -49,8 +49,8 @@ def resolve_relative(expression: str, base: datetime) -> str | None:
     """The date a relative expression meant, at the precision it was said with."""
     import dateparser
 
-    when = dateparser.parse(expression, settings={"RELATIVE_BASE": base,
-                                                  "PREFER_DATES_FROM": "past"})
+    when = dateparser.parse(expression, languages=["en"],  # guessing the language is slow
+                            settings={"RELATIVE_BASE": base, "PREFER_DATES_FROM": "past"})
     if when is None:
         return None
     lowered = expression.lower()

@@ -52,8 +52,9 @@ def date_span(text: str) -> tuple[datetime, datetime] | None:
     month = next((m for m in MONTHS if re.search(rf"\b{m}\b", lowered)), None)
     if not has_year:  # "in June" names no year, and now is no base for a conversation's past
         return None
-    when = dateparser.parse(text, settings={"PREFER_DAY_OF_MONTH": "first",
-                                            "RETURN_AS_TIMEZONE_AWARE": False})
+    when = dateparser.parse(text, languages=["en"],  # guessing the language is slow
+                            settings={"PREFER_DAY_OF_MONTH": "first",
+                                      "RETURN_AS_TIMEZONE_AWARE": False})
     if when is None:
         return None
     if month is None:

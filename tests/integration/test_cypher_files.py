@@ -682,6 +682,28 @@ def _space_turns(store: GraphStore, space: str, memory: Memory) -> None:
     assert store.read("retrieve/space_turns", space="elsewhere") == []
 
 
+@case("retrieve/space_vectors")
+def _space_vectors(store: GraphStore, space: str, memory: Memory) -> None:
+    kinds = ["vector", "units", "edus", "scenes", "episodes"]
+    rows = store.read("retrieve/space_vectors", space=space, kinds=kinds)
+    by_kind = {kind: [r for r in rows if r["kind"] == kind] for kind in kinds}
+    assert len(by_kind["vector"]) == 17 and all(len(r["embedding"]) == 384 for r in rows)
+    assert all(r["turn_ids"] == [r["id"]] for r in by_kind["vector"])
+    assert all(by_kind[kind] for kind in kinds)  # the sample holds every layer
+    assert all(r["turn_ids"] for r in rows)  # every unit reaches its turns
+    assert [r["id"] for r in by_kind["edus"]] == sorted(r["id"] for r in by_kind["edus"])
+    dog = vector(memory, "greyhound")
+    best = max(by_kind["vector"], key=lambda r: float(np.dot(r["embedding"], dog)))
+    assert "greyhound" in query_rows(store, "MATCH (t:Turn {id: $id}) RETURN t.text AS text",
+                                     id=best["id"])[0]["text"]
+    merged = by_kind["episodes"][0]["id"]  # a unit merged into another is left out
+    query_rows(store, "MATCH (e:Episode {id: $id}) SET e.merged_into = 'x'", id=merged)
+    again = store.read("retrieve/space_vectors", space=space, kinds=["episodes", "scenes"])
+    assert merged not in {r["id"] for r in again} and {r["kind"] for r in again} == {
+        "episodes", "scenes"}
+    assert store.read("retrieve/space_vectors", space="elsewhere", kinds=kinds) == []
+
+
 def _episode(space: str, key: str, content: str) -> dict[str, Any]:
     return {"id": f"{conversation_id(space, KEY)}#emu~{key}",
             "conversation_id": conversation_id(space, KEY),
