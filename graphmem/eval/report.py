@@ -30,7 +30,7 @@ def retrieval_markdown(report: dict[str, Any]) -> str:
         if extra_session:
             cells += [_pct(entry["session_recall"][b]) for b in budgets]
         lines.append("| " + " | ".join(cells) + " |")
-    middle = budgets[len(budgets) // 2]
+    middle = "1000" if "1000" in budgets else budgets[len(budgets) // 2]  # the headline
     categories = sorted({c for e in strategies.values() for c in e["evidence_recall_by_category"]})
     lines += ["", f"Recall at {middle} tokens by category:", "",
               "| strategy | " + " | ".join(categories) + " |",

@@ -78,7 +78,7 @@ class SpaceVectors:
 def read_space_vectors(store: GraphStore, space: str, kinds: Sequence[str]) -> SpaceVectors:
     found: dict[str, tuple[list[str], list[list[float]], list[list[str]]]] = defaultdict(
         lambda: ([], [], []))
-    for row in store.read("retrieve/space_vectors", space=space, kinds=list(kinds)):
+    for row in store.read_plain("retrieve/space_vectors", space=space, kinds=list(kinds)):
         ids, vectors, turns = found[row["kind"]]
         ids.append(row["id"])
         vectors.append(row["embedding"])
