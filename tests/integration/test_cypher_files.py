@@ -430,6 +430,10 @@ def _ppr(store: GraphStore, space: str, memory: Memory) -> None:
     assert projected["made"] and projected["nodes"] == state["edus"] + state["arguments"]
     [again] = store.write("retrieve/ppr_project", space=space, graph=name)
     assert again == {"made": False, "nodes": None}  # found, not made twice
+    # a small space's projection stays small (four readers' buffers took ~36 MiB each)
+    [size] = query_rows(store, "CALL gds.graph.list($graph) YIELD sizeInBytes "
+                        "RETURN sizeInBytes", graph=name)
+    assert size["sizeInBytes"] < 16 * 2**20
     [usage] = store.read("retrieve/ppr_usage", prefix=name)
     assert usage["graph"] == name and usage["last_used"] > 0
     seed = _edu_rows(store, space)[0]
