@@ -10,7 +10,7 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
@@ -23,7 +23,7 @@ from graphmem.ingest.layers import parse_names, run_order, with_needs
 from graphmem.ingest.live import LiveReport, Message
 from graphmem.ingest.live_writer import LiveWriter
 from graphmem.ingest.loaders import BadTurnPolicy, Format, parse_file
-from graphmem.ingest.parallel import write_parallel
+from graphmem.ingest.parallel import write_parallel, write_spaces
 from graphmem.ingest.stored import stored_conversations
 from graphmem.ingest.writer import GraphWriter, IngestReport
 from graphmem.models import Answer, ConversationRecord, SearchResult
@@ -167,6 +167,46 @@ class Memory:
                                   progress=self.progress)
         writer = GraphWriter(self._layer_context(), order)
         return writer.write(space, conversations, report)
+
+    def ingest_spaces(
+        self,
+        records: Mapping[str, Sequence[ConversationRecord]],
+        *,
+        layers: str | Sequence[str] | None = None,
+        workers: int | None = None,
+        stored: Callable[[str, IngestReport], None] | None = None,
+    ) -> dict[str, IngestReport]:
+        """Store the records of several spaces (``{space: records}``), for example one
+        LongMemEval haystack per space, ``workers`` processes at once over all of them (default
+        ``GRAPHMEM_INGEST_WORKERS``). ``stored(space, report)`` is called as each conversation
+        commits, so a caller can keep a resumable record of what is done."""
+        for space in records:
+            check_space(space)
+        checked = {space: self._check_records(recs, "error", IngestReport(space=space))
+                   for space, recs in records.items()}
+        names = ["turns", *parse_names(self.settings.ingest_layers if layers is None
+                                       else layers)]
+        self.ensure_schema()
+        order = run_order(names)
+        reports = {space: IngestReport(space=space) for space in checked}
+        jobs = [(space, conv) for space, convs in checked.items() for conv in convs]
+        workers = min(workers or self.settings.ingest_workers, len(jobs))
+
+        def done(space: str, _key: str, one: IngestReport) -> None:
+            reports[space].absorb(one)
+            reports[space].seconds += one.seconds
+            if stored is not None:
+                stored(space, one)
+
+        if workers > 1:
+            self._check_worker_models()
+            write_spaces(self.settings, jobs, order, workers, done, progress=self.progress)
+            return reports
+        writer = GraphWriter(self._layer_context(), order)
+        for space, conv in jobs:
+            one = writer.write(space, [conv])
+            done(space, conv.key, one)
+        return reports
 
     def _check_worker_models(self) -> None:
         """Worker processes load the models the settings name: a client given other ones

@@ -25,6 +25,7 @@ from graphmem.eval.metrics import covered_turns, percentile
 from graphmem.eval.qa import QAScorer
 from graphmem.ingest.layers import LAYERS, parse_names
 from graphmem.ingest.loaders import parse_file
+from graphmem.ingest.writer import IngestReport
 from graphmem.models import ConversationRecord, Hit, SearchResult
 from graphmem.retrieve.packing import pack
 
@@ -87,21 +88,25 @@ def ingest_spaces(memory: Memory, dataset: Dataset, data: Path, keys: set[str],
     ledger_path = memory.settings.cache_dir / "eval" / f"{prefix}.json"
     ledger: dict[str, float] = (json.loads(ledger_path.read_text())
                                 if ledger_path.exists() else {})
-    stored = {row["space"] for row in memory.spaces()}
+    held = {row["space"] for row in memory.spaces()}
     spaces = {key: f"{prefix}-{key}" for key in keys}
-    missing = [key for key in sorted(keys) if spaces[key] not in stored or key not in ledger]
+    missing = [key for key in sorted(keys) if spaces[key] not in held or key not in ledger]
     if missing:
         parsed = parse_file(data, dataset, max_turn_chars=memory.settings.max_turn_chars,
                             bad_turns="skip" if dataset == "longmemeval" else "error")
         by_key: dict[str, ConversationRecord] = {c.key: c for c in parsed.conversations}
         if any(key not in by_key for key in missing) and parsed.errors:
             raise parsed.errors[0]  # a conversation the questions need was rejected
-        for key in tqdm(missing, desc="ingest", unit="conv", disable=not progress):
-            began = time.perf_counter()
-            memory.ingest([by_key[key]], space=spaces[key])
-            ledger[key] = time.perf_counter() - began
         ledger_path.parent.mkdir(parents=True, exist_ok=True)
-        ledger_path.write_text(json.dumps(ledger, indent=1))
+        bar = tqdm(total=len(missing), desc="ingest", unit="conv", disable=not progress)
+
+        def stored(space: str, report: IngestReport) -> None:  # resumable: kept as each commits
+            ledger[space[len(prefix) + 1:]] = report.seconds
+            ledger_path.write_text(json.dumps(ledger, indent=1))
+            bar.update()
+
+        memory.ingest_spaces({spaces[key]: [by_key[key]] for key in missing}, stored=stored)
+        bar.close()
     return spaces, sum(ledger[key] for key in keys)
 
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 import multiprocessing
 import os
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from typing import Any
 
@@ -55,26 +55,45 @@ def write_parallel(settings: Settings, space: str, conversations: Sequence[Conve
     """Write ``conversations`` with ``workers`` processes, largest first. On a failure the
     conversations not started are dropped, the running ones finish, and the error names
     what was stored (running the same ingest again completes it: writes are idempotent)."""
+    began = time.perf_counter()
+    write_spaces(settings, [(space, conv) for conv in conversations], layers, workers,
+                 lambda _space, _key, one: report.absorb(one), progress=progress,
+                 desc=f"ingest {space}")
+    report.seconds += time.perf_counter() - began
+    return report
+
+
+def write_spaces(settings: Settings, jobs: Sequence[tuple[str, ConversationRecord]],
+                 layers: list[str], workers: int,
+                 stored: Callable[[str, str, IngestReport], None], *,
+                 progress: bool = False, desc: str = "ingest") -> None:
+    """Write each (space, conversation) of ``jobs`` with ``workers`` processes, largest first,
+    calling ``stored(space, key, report)`` as each commits. A failure is raised as in
+    ``write_parallel``, after the running ones finish."""
     threads = max(1, (os.cpu_count() or 1) // workers)
     SentenceTransformerEmbedder.from_settings(settings).prepare()  # the workers share it
-    began = time.perf_counter()
-    order = sorted(conversations, key=lambda c: -c.n_turns)
-    stored: list[str] = []
+    order = sorted(jobs, key=lambda job: -job[1].n_turns)
+    done_keys: list[str] = []
     with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"),
                              initializer=_start, initargs=(settings, layers, threads)) as pool:
-        futures: dict[Future[IngestReport], str] = {
-            pool.submit(_write, space, conv): conv.key for conv in order}
-        bar = tqdm(total=len(futures), desc=f"ingest {space}", unit="conv", disable=not progress,
+        futures: dict[Future[IngestReport], tuple[str, str]] = {
+            pool.submit(_write, space, conv): (space, conv.key) for space, conv in order}
+        bar = tqdm(total=len(futures), desc=desc, unit="conv", disable=not progress,
                    leave=False)
+
+        def take(future: Future[IngestReport]) -> None:
+            space, key = futures[future]
+            stored(space, key, future.result())
+            done_keys.append(key)
+            bar.update()
+
         pending = set(futures)
         failure: BaseException | None = None
         while pending and failure is None:
             done, pending = wait(pending, return_when=FIRST_COMPLETED)
             for future in done:
                 if future.exception() is None:
-                    report.absorb(future.result())
-                    stored.append(futures[future])
-                    bar.update()
+                    take(future)
                 elif failure is None:
                     failure = future.exception()
         if failure is not None:
@@ -82,14 +101,11 @@ def write_parallel(settings: Settings, space: str, conversations: Sequence[Conve
                 future.cancel()
             for future in pending:  # the running ones commit or fail on their own
                 if not future.cancelled() and future.exception() is None:
-                    report.absorb(future.result())
-                    stored.append(futures[future])
+                    take(future)
         bar.close()
-    report.seconds += time.perf_counter() - began
     if failure is not None:
-        named = ", ".join(sorted(stored)[:10]) + (", ..." if len(stored) > 10 else "")
-        failure.add_note(f"{len(stored)} of {len(conversations)} conversations were stored "
+        named = ", ".join(sorted(done_keys)[:10]) + (", ..." if len(done_keys) > 10 else "")
+        failure.add_note(f"{len(done_keys)} of {len(jobs)} conversations were stored "
                          f"({named or 'none'}) before a worker failed; "
                          "running the same ingest again completes it (writes are idempotent)")
         raise failure
-    return report

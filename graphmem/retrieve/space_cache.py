@@ -2,8 +2,9 @@
 
 An entry is keyed by where the space lives and its shape: its numbers of turns and sessions and
 which layers its sessions lack. Any ingest, live message, layer added or removed changes one of
-them, so a search after a change reads the space afresh; deleting or restoring a space drops
-its entries (:func:`forget_space`). The least recently used entries leave first once the
+them, so a search after a change reads the space again, keeping from the space's latest entry
+(:meth:`SpaceCache.latest`) what did not change; deleting or restoring a space drops its
+entries (:func:`forget_space`). The least recently used entries leave first once the
 entries' total weight passes the cache's capacity.
 """
 
@@ -22,9 +23,13 @@ T = TypeVar("T")
 _CACHES: list[SpaceCache[Any]] = []
 
 
+def _where(store: GraphStore, space: str) -> tuple[Any, ...]:
+    return (store.settings.neo4j_uri, store.database, space)
+
+
 def shape_key(store: GraphStore, state: SpaceState) -> tuple[Any, ...]:
-    return (store.settings.neo4j_uri, store.database, state.space, state.turns,
-            state.sessions, tuple(sorted(state.missing.items())))
+    return (*_where(store, state.space), state.turns, state.sessions,
+            tuple(sorted(state.missing.items())))
 
 
 class SpaceCache(Generic[T]):
@@ -57,6 +62,16 @@ class SpaceCache(Generic[T]):
                 _, (_, dropped) = self._items.popitem(last=False)
                 self._weight -= dropped
         return value
+
+    def latest(self, store: GraphStore, space: str, extra: tuple[Any, ...] = ()) -> T | None:
+        """The most recently used entry of ``space`` whatever its shape (with the same
+        ``extra``), for a reader that refreshes what changed instead of reading it all."""
+        where = _where(store, space)
+        with self._lock:
+            for key in reversed(self._items):
+                if key[:3] == where and key[len(key) - len(extra):] == extra:
+                    return self._items[key][0]
+        return None
 
     def forget(self, space: str) -> None:
         with self._lock:

@@ -6,7 +6,8 @@ so a space's ranking moves when another tenant adds data (LoCoMo recall of `turn
 up to 6 points with LongMemEval in the same database). Here each space has its own index
 (bm25s, Lucene's formula with k1 = 1.2, b = 0.75, English stop words and Porter stems like
 the `english` analyzer), built on first use from one read of the space and rebuilt when the
-space's number of turns or sessions, or the layers its sessions hold, change. Its scores
+space's number of turns or sessions, or the layers its sessions hold, change; a rebuild
+tokenizes only the turns whose text is new (stemming is most of an index's cost). Its scores
 depend on that space alone.
 """
 
@@ -60,8 +61,10 @@ class SpaceTurns:
     in the session and a BM25 index over what was said."""
 
     rows: list[TurnRow]
+    carried: dict[tuple[str, str], list[str]] = field(default_factory=dict, repr=False)
     index: dict[str, int] = field(init=False)
     sessions: int = field(init=False)
+    tokens: list[list[str]] | None = field(init=False, default=None, repr=False)
 
     def __post_init__(self) -> None:
         self.index = {row.id: i for i, row in enumerate(self.rows)}
@@ -78,10 +81,26 @@ class SpaceTurns:
     def _bm25(self) -> Any:
         import bm25s
 
+        texts = [turn_text(r.text, r.image_caption) for r in self.rows]
+        tokens = [self.carried.get((row.id, text)) for row, text in zip(self.rows, texts,
+                                                                         strict=True)]
+        new = [i for i, t in enumerate(tokens) if t is None]
+        for i, words in zip(new, tokenize([texts[i] for i in new], ids=False), strict=True):
+            tokens[i] = list(words)
+        self.tokens = [t or [] for t in tokens]
+        self.carried = {}
         model = bm25s.BM25(k1=1.2, b=0.75, method="lucene")
-        model.index(tokenize([turn_text(r.text, r.image_caption) for r in self.rows]),
-                    show_progress=False)
+        model.index(self.tokens, show_progress=False)
         return model
+
+    def token_memo(self) -> dict[tuple[str, str], list[str]]:
+        """Each turn's BM25 terms by (id, text), once its index was built: what a rebuild of
+        the space after a change keeps."""
+        if self.tokens is None:
+            return {}
+        texts = (turn_text(r.text, r.image_caption) for r in self.rows)
+        return {(row.id, text): words
+                for row, text, words in zip(self.rows, texts, self.tokens, strict=True)}
 
     def bm25(self, question: str) -> np.ndarray:
         """BM25 score of every turn (row order) for ``question``; zeros when it has no terms."""
@@ -115,7 +134,9 @@ def tokenize(texts: list[str], ids: bool = True) -> Any:
                           show_progress=False)
 
 
-def read_space_turns(store: GraphStore, space: str) -> SpaceTurns:
+def read_space_turns(store: GraphStore, space: str,
+                     previous: SpaceTurns | None = None) -> SpaceTurns:
+    """The space's table; the terms of turns ``previous`` (an older table) held are kept."""
     rows = store.read("retrieve/space_turns", space=space)
     order: dict[str, int] = {}
     for row in rows:  # rows come in time order: conversation, session index, position
@@ -127,7 +148,7 @@ def read_space_turns(store: GraphStore, space: str) -> SpaceTurns:
         salience=None if row.get("salience") is None else float(row["salience"]),
         session_id=row["session_id"], session_rank=order[row["session_id"]],
         started_at=native_datetime(row.get("started_at")), date_text=row.get("date_text"))
-        for row in rows])
+        for row in rows], carried=previous.token_memo() if previous is not None else {})
 
 
 SPACE_TURNS: SpaceCache[SpaceTurns] = SpaceCache(CACHED_SPACES)
@@ -135,4 +156,5 @@ SPACE_TURNS: SpaceCache[SpaceTurns] = SpaceCache(CACHED_SPACES)
 
 def space_turns(store: GraphStore, state: SpaceState) -> SpaceTurns:
     """The table of ``state.space``, read when the space changed since the last search."""
-    return SPACE_TURNS.get(store, state, lambda: read_space_turns(store, state.space))
+    return SPACE_TURNS.get(store, state, lambda: read_space_turns(
+        store, state.space, SPACE_TURNS.latest(store, state.space)))

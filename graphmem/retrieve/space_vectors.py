@@ -7,6 +7,9 @@ space keeps its shape (:mod:`space_cache`); a question then costs one matrix pro
 source. Scores are Neo4j's own cosine score, (1 + cos) / 2, and the order is the statements'
 (score, then id), so rankings and the learned ranker's features are those of the scans.
 
+When the space changes (a live message, an ingest, a layer added), only the units whose
+``embedded_hash`` the client has not seen are read with their vectors; the rest keep theirs.
+
 A space of more than ``GRAPHMEM_CLIENT_VECTORS_MAX_TURNS`` turns is left to Neo4j (its vector
 indexes); the cache holds at most ``GRAPHMEM_CLIENT_VECTORS_ROWS`` vectors over all spaces.
 """
@@ -15,8 +18,8 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -31,20 +34,38 @@ DENSE_SOURCES = ("vector", "units", "edus", "scenes", "episodes")
 
 @dataclass(frozen=True)
 class DenseUnits:
-    """One source's units of a space: ids (sorted), unit vectors, and each unit's turns."""
+    """One source's units of a space: ids (sorted), unit vectors, each unit's turns and the
+    ``embedded_hash`` its vector was read with."""
 
     ids: list[str]
     vectors: np.ndarray  # (n, d) float32, each row of length 1 (or 0 for a zero vector)
     turn_ids: list[list[str]]
+    hashes: list[str | None] = field(default_factory=list)
 
     @classmethod
-    def build(cls, ids: list[str], embeddings: list[list[float]],
-              turn_ids: list[list[str]]) -> DenseUnits:
+    def build(cls, ids: list[str], embeddings: Sequence[Sequence[float] | np.ndarray],
+              turn_ids: list[list[str]], hashes: list[str | None] | None = None) -> DenseUnits:
+        """Rows given as numpy arrays are unit vectors kept from an earlier read (used as they
+        are); the others are embeddings as stored, scaled to length 1 here."""
+        hashes = hashes if hashes is not None else [None] * len(ids)
         if not ids:
-            return cls([], np.zeros((0, 0), dtype=np.float32), [])
-        matrix = np.asarray(embeddings, dtype=np.float32)
-        norms = np.linalg.norm(matrix, axis=1, keepdims=True)
-        return cls(ids, matrix / np.where(norms > 0, norms, 1), turn_ids)
+            return cls([], np.zeros((0, 0), dtype=np.float32), [], [])
+        fresh = [i for i, e in enumerate(embeddings) if not isinstance(e, np.ndarray)]
+        raw = np.asarray([embeddings[i] for i in fresh], dtype=np.float32)
+        matrix = np.empty((len(ids), raw.shape[1] if fresh else len(embeddings[0])),
+                          dtype=np.float32)
+        if fresh:
+            norms = np.linalg.norm(raw, axis=1, keepdims=True)
+            matrix[fresh] = raw / np.where(norms > 0, norms, 1)
+        for i, e in enumerate(embeddings):
+            if isinstance(e, np.ndarray):
+                matrix[i] = e
+        return cls(ids, matrix, turn_ids, hashes)
+
+    def held(self) -> dict[tuple[str, str], np.ndarray]:
+        """The vectors by (id, embedded_hash), for a refresh of the space to keep."""
+        pairs = zip(self.ids, self.hashes, strict=True)
+        return {(i, h): self.vectors[n] for n, (i, h) in enumerate(pairs) if h is not None}
 
     def nearest(self, query: np.ndarray, k: int) -> list[tuple[int, float]]:
         """The ``k`` units nearest ``query`` as (index, score), best first, ties by id (ids
@@ -75,14 +96,35 @@ class SpaceVectors:
         return sum(len(units.ids) for units in self.sources.values())
 
 
-def read_space_vectors(store: GraphStore, space: str, kinds: Sequence[str]) -> SpaceVectors:
-    found: dict[str, tuple[list[str], list[list[float]], list[list[str]]]] = defaultdict(
-        lambda: ([], [], []))
-    for row in store.read_plain("retrieve/space_vectors", space=space, kinds=list(kinds)):
-        ids, vectors, turns = found[row["kind"]]
+def read_space_vectors(store: GraphStore, space: str, kinds: Sequence[str],
+                       previous: SpaceVectors | None = None) -> SpaceVectors:
+    """The vectors of ``kinds``; with ``previous`` (an older read of the space) only the units
+    it lacks, or whose embedded text changed since, are read with their vectors."""
+    rows = store.read_plain("retrieve/space_vectors", space=space, kinds=list(kinds),
+                            vectors=previous is None)
+    if previous is not None:
+        held = {kind: units.held() for kind, units in previous.sources.items()}
+        for row in rows:
+            known = held.get(row["kind"], {}).get((row["id"], row["hash"]))
+            row["embedding"] = known
+        lacking = [{"kind": r["kind"], "id": r["id"]} for r in rows if r["embedding"] is None]
+        if lacking:
+            fetched = {(r["kind"], r["id"]): r for r in store.read_plain(
+                "retrieve/space_vectors_by_id", space=space, rows=lacking)}
+            for row in rows:
+                if row["embedding"] is None:  # a unit deleted meanwhile is left out below
+                    got = fetched.get((row["kind"], row["id"]))
+                    if got is not None:
+                        row["embedding"], row["hash"] = got["embedding"], got["hash"]
+            rows = [row for row in rows if row["embedding"] is not None]
+    found: dict[str, tuple[list[str], list[Any], list[list[str]], list[str | None]]] = \
+        defaultdict(lambda: ([], [], [], []))
+    for row in rows:
+        ids, vectors, turns, hashes = found[row["kind"]]
         ids.append(row["id"])
         vectors.append(row["embedding"])
         turns.append(list(row["turn_ids"]))
+        hashes.append(row["hash"])
     return SpaceVectors({kind: DenseUnits.build(*found[kind]) for kind in kinds})
 
 
@@ -98,5 +140,7 @@ def space_vectors(store: GraphStore, state: SpaceState,
         return None
     SPACE_VECTORS.capacity = settings.client_vectors_rows
     kinds = tuple(sorted(kinds))
-    return SPACE_VECTORS.get(store, state, lambda: read_space_vectors(store, state.space, kinds),
-                             extra=kinds)
+    return SPACE_VECTORS.get(
+        store, state, lambda: read_space_vectors(
+            store, state.space, kinds, SPACE_VECTORS.latest(store, state.space, kinds)),
+        extra=kinds)

@@ -689,23 +689,43 @@ def _space_turns(store: GraphStore, space: str, memory: Memory) -> None:
 @case("retrieve/space_vectors")
 def _space_vectors(store: GraphStore, space: str, memory: Memory) -> None:
     kinds = ["vector", "units", "edus", "scenes", "episodes"]
-    rows = store.read("retrieve/space_vectors", space=space, kinds=kinds)
+    rows = store.read("retrieve/space_vectors", space=space, kinds=kinds, vectors=True)
     by_kind = {kind: [r for r in rows if r["kind"] == kind] for kind in kinds}
     assert len(by_kind["vector"]) == 17 and all(len(r["embedding"]) == 384 for r in rows)
     assert all(r["turn_ids"] == [r["id"]] for r in by_kind["vector"])
     assert all(by_kind[kind] for kind in kinds)  # the sample holds every layer
     assert all(r["turn_ids"] for r in rows)  # every unit reaches its turns
+    assert all(isinstance(r["hash"], str) and r["hash"] for r in rows)
     assert [r["id"] for r in by_kind["edus"]] == sorted(r["id"] for r in by_kind["edus"])
     dog = vector(memory, "greyhound")
     best = max(by_kind["vector"], key=lambda r: float(np.dot(r["embedding"], dog)))
     assert "greyhound" in query_rows(store, "MATCH (t:Turn {id: $id}) RETURN t.text AS text",
                                      id=best["id"])[0]["text"]
+    keys = store.read("retrieve/space_vectors", space=space, kinds=kinds, vectors=False)
+    assert [{**r, "embedding": None} for r in rows] == keys  # the same rows, no vectors
     merged = by_kind["episodes"][0]["id"]  # a unit merged into another is left out
     query_rows(store, "MATCH (e:Episode {id: $id}) SET e.merged_into = 'x'", id=merged)
-    again = store.read("retrieve/space_vectors", space=space, kinds=["episodes", "scenes"])
+    again = store.read("retrieve/space_vectors", space=space, kinds=["episodes", "scenes"],
+                       vectors=True)
     assert merged not in {r["id"] for r in again} and {r["kind"] for r in again} == {
         "episodes", "scenes"}
-    assert store.read("retrieve/space_vectors", space="elsewhere", kinds=kinds) == []
+    assert store.read("retrieve/space_vectors", space="elsewhere", kinds=kinds,
+                      vectors=True) == []
+
+
+@case("retrieve/space_vectors_by_id")
+def _space_vectors_by_id(store: GraphStore, space: str, memory: Memory) -> None:
+    kinds = ["vector", "units", "edus", "scenes", "episodes"]
+    rows = store.read("retrieve/space_vectors", space=space, kinds=kinds, vectors=True)
+    wanted = [next(r for r in rows if r["kind"] == kind) for kind in kinds]
+    asked = [{"kind": r["kind"], "id": r["id"]} for r in wanted]
+    found = store.read("retrieve/space_vectors_by_id", space=space, rows=asked)
+    assert [(r["kind"], r["id"], r["hash"], r["embedding"]) for r in found] == \
+        [(r["kind"], r["id"], r["hash"], r["embedding"]) for r in wanted]
+    # another space's unit, a missing id and a kind's id under another kind give nothing
+    assert store.read("retrieve/space_vectors_by_id", space="elsewhere", rows=asked) == []
+    odd = [{"kind": "edus", "id": wanted[0]["id"]}, {"kind": "vector", "id": "no such turn"}]
+    assert store.read("retrieve/space_vectors_by_id", space=space, rows=odd) == []
 
 
 def _episode(space: str, key: str, content: str) -> dict[str, Any]:

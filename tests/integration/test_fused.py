@@ -8,7 +8,9 @@ import json
 import re
 import uuid
 from pathlib import Path
+from typing import Any
 
+import numpy as np
 import pytest
 
 from graphmem.client import Memory
@@ -16,7 +18,7 @@ from graphmem.retrieve.base import Query, RetrievalContext, space_state
 from graphmem.retrieve.candidates import OPTIONAL_LAYERS, Pools, gather
 from graphmem.retrieve.packing import count_tokens
 from graphmem.retrieve.space_index import space_turns
-from graphmem.retrieve.space_vectors import SPACE_VECTORS
+from graphmem.retrieve.space_vectors import SPACE_VECTORS, read_space_vectors
 
 from helpers import SAMPLE
 
@@ -105,6 +107,30 @@ def test_vectors_scored_in_the_client_rank_as_neo4j_does(memory: Memory, space: 
     top = gather(ctx, state, table, Pools(turns=1), ("vector",)).ranks["vector"]
     assert [table.rows[row].text for row in top] == [
         "Our greyhound learned to fetch frisbees at the beach."]
+    # that read kept the vectors it held and fetched only the new units' (the live turn,
+    # and what its layers re-derived): equal to a read of the whole space
+    fetched: list[list[dict[str, str]]] = []
+    real_read = memory.store.read_plain
+
+    def spy(name: str, **params: Any) -> list[dict[str, Any]]:
+        if name == "retrieve/space_vectors_by_id":
+            fetched.append(params["rows"])
+        return real_read(name, **params)
+
+    kinds = tuple(sorted(dense))
+    before = read_space_vectors(memory.store, space, kinds)
+    memory.add_messages(space, "later", [{"speaker": "Jonas", "text": "Frisbees at dawn!"}])
+    memory.flush()
+    monkeypatch.setattr(memory.store, "read_plain", spy)
+    refreshed = read_space_vectors(memory.store, space, kinds, before)
+    whole = read_space_vectors(memory.store, space, kinds)
+    assert len(fetched) == 1 and 0 < len(fetched[0]) < refreshed.rows // 4
+    assert {"kind": "vector", "id": table.rows[-1].id} not in fetched[0]  # an old turn: kept
+    for kind in kinds:
+        assert refreshed.sources[kind].ids == whole.sources[kind].ids
+        assert refreshed.sources[kind].hashes == whole.sources[kind].hashes
+        assert refreshed.sources[kind].turn_ids == whole.sources[kind].turn_ids
+        assert np.array_equal(refreshed.sources[kind].vectors, whole.sources[kind].vectors)
 
 
 def test_rankings_do_not_depend_on_other_tenants(memory: Memory, space: str,

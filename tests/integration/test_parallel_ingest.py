@@ -12,7 +12,7 @@ from click.testing import CliRunner
 from graphmem.cli import main
 from graphmem.client import Memory
 from graphmem.config import Settings
-from graphmem.errors import DatabaseUnavailable
+from graphmem.errors import DatabaseUnavailable, InputError
 from graphmem.ingest.layers import run_order
 from graphmem.ingest.loaders import parse_file
 from graphmem.ingest.parallel import write_parallel
@@ -78,3 +78,29 @@ def test_a_failing_worker_is_one_clear_error_naming_what_was_stored(
     assert "0 of 4 conversations were stored (none) before a worker failed" in \
         " ".join(caught.value.__notes__)
     assert report.conversations == 0
+
+
+def test_several_spaces_at_once_equal_each_ingested_alone(memory: Memory, space: str) -> None:
+    """One haystack per space (LongMemEval's layout), written by two workers over all spaces."""
+    sample, *others = conversations()[2:]
+    jobs = {f"{space}-a": [sample], f"{space}-b": others}
+    alone = {name: f"{name}-alone" for name in jobs}
+    seen: list[tuple[str, int]] = []
+    try:
+        for name, records in jobs.items():
+            memory.ingest(records, space=alone[name])
+        reports = memory.ingest_spaces(jobs, workers=2,
+                                       stored=lambda s, r: seen.append((s, r.turns)))
+        for name, records in jobs.items():
+            assert snapshot(memory.store, name) == snapshot(memory.store, alone[name])
+            assert reports[name].conversations == len(records)
+            assert reports[name].turns == sum(r.n_turns for r in records) > 0
+            assert reports[name].seconds > 0
+        assert sorted(seen) == sorted((name, r.n_turns) for name, recs in jobs.items()
+                                      for r in recs)
+        with pytest.raises(InputError):  # checked before anything is written
+            memory.ingest_spaces({f"{space}-c": [sample], "": [sample]})
+        assert f"{space}-c" not in {row["space"] for row in memory.spaces()}
+    finally:
+        for name in [*jobs, *alone.values()]:
+            memory.delete_space(name)

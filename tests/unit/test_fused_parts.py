@@ -189,3 +189,51 @@ def test_the_space_cache_keeps_its_weight_within_capacity() -> None:
     forget_space("b")
     get("b", 2, turns=2)
     assert len(loads) == 6
+    assert cache.latest(store, "b") == [0, 0]  # type: ignore[arg-type]
+    assert cache.latest(store, "zzz") is None  # type: ignore[arg-type]
+    forget_space("b")
+    assert cache.latest(store, "b") is None  # type: ignore[arg-type]
+
+
+def test_a_rebuilt_bm25_keeps_the_terms_it_had_and_scores_as_a_fresh_one() -> None:
+    import bm25s
+
+    from graphmem.retrieve.space_index import tokenize
+
+    SPACE.bm25("greyhound")  # the old table's index is built
+    grown = table(*[[(r.speaker, r.text) for r in SPACE.rows if r.session_id == s]
+                    for s in ("s0", "s1")], [("Ana", "Pepper chased a greyhound in Bristol")])
+    memo = SPACE.token_memo()
+    assert len(memo) == len(SPACE.rows)
+    kept = SpaceTurns(grown.rows, carried=memo)
+    fresh = SpaceTurns(list(grown.rows))
+    asked: list[list[str]] = []
+    import graphmem.retrieve.space_index as index_module
+    real = index_module.tokenize
+    index_module.tokenize = lambda texts, ids=True: asked.append(list(texts)) or real(texts, ids)
+    try:
+        kept.bm25("greyhound in Bristol")
+    finally:
+        index_module.tokenize = real
+    # the question, then the one new turn: the others' terms were kept
+    assert asked == [["greyhound in Bristol"], ["Pepper chased a greyhound in Bristol"]]
+    for question in ("greyhound in Bristol", "Which dogs did they adopt?", "knee", "zebra"):
+        assert np.array_equal(kept.bm25(question), fresh.bm25(question))
+    # the same scores as bm25s indexing its own token ids (what the table did before)
+    model = bm25s.BM25(k1=1.2, b=0.75, method="lucene")
+    model.index(tokenize([r.text for r in grown.rows]), show_progress=False)
+    terms = [t for t in tokenize(["greyhound in Bristol"], ids=False)[0]
+             if t in model.vocab_dict]
+    assert np.allclose(fresh.bm25("greyhound in Bristol"), model.get_scores(terms), atol=1e-6)
+
+
+def test_vectors_kept_from_an_earlier_read_are_used_as_they_are() -> None:
+    old = DenseUnits.build(["a", "b"], [[3.0, 4.0], [1.0, 0.0]], [["t1"], ["t2"]], ["h1", "h2"])
+    assert set(old.held()) == {("a", "h1"), ("b", "h2")}
+    mixed = DenseUnits.build(["a", "b", "c"], [old.held()[("a", "h1")], [0.0, 2.0], [1.0, 1.0]],
+                             [["t1"], ["t2"], ["t3"]], ["h1", "h2x", "h3"])
+    fresh = DenseUnits.build(["a", "b", "c"], [[3.0, 4.0], [0.0, 2.0], [1.0, 1.0]],
+                             [["t1"], ["t2"], ["t3"]], ["h1", "h2x", "h3"])
+    assert np.array_equal(mixed.vectors, fresh.vectors)
+    assert mixed.hashes == ["h1", "h2x", "h3"]
+    assert DenseUnits.build(["a"], [[1.0, 0.0]], [["t1"]]).held() == {}  # no hash: never kept
