@@ -7,13 +7,15 @@ the space (which arguments are new, their synonyms) is decided inside its transa
 the graph is that of a one-process ingest in commit order. Worker processes are spawned (not
 forked: the driver and the models hold threads) and share the machine's cores: each gets
 ``cores / N`` threads for the embedding model. Workers load the models the settings name
-(``GRAPHMEM_EMBEDDING_*``, ``GRAPHMEM_LLM_*``).
+(``GRAPHMEM_EMBEDDING_*``, ``GRAPHMEM_LLM_*``). A worker whose parent process is killed ends
+itself (its open transaction is rolled back), so a killed ingest leaves nothing writing.
 """
 
 from __future__ import annotations
 
 import multiprocessing
 import os
+import threading
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
@@ -32,13 +34,24 @@ from graphmem.store import GraphStore
 _worker: dict[str, Any] = {}  # in a worker process: its Memory and writer
 
 
-def _start(settings: Settings, layers: list[str], threads: int) -> None:
+def _start(settings: Settings, layers: list[str], threads: int, parent: int) -> None:
+    threading.Thread(target=_exit_with, args=(parent,), name="graphmem-parent-watch",
+                     daemon=True).start()
     llm = (OpenAICompatibleLLM(settings) if settings.llm_configured and settings.llm_ingest
            else None)
     embedder = SentenceTransformerEmbedder.from_settings(settings, threads=threads)
     context = LayerContext(GraphStore(settings), embedder, llm,
                            batch_size=settings.write_batch_size, settings=settings)
     _worker["writer"] = GraphWriter(context, layers)
+
+
+def _exit_with(parent: int, every: float = 0.5) -> None:
+    """End this worker when the process that started it is gone (killed, not just stopped):
+    its open transaction, if any, is then rolled back by the server, so nothing half-written
+    stays, and the next ingest completes the rest."""
+    while os.getppid() == parent:
+        time.sleep(every)
+    os._exit(3)
 
 
 def _write(space: str, conversation: ConversationRecord) -> IngestReport:
@@ -75,7 +88,8 @@ def write_spaces(settings: Settings, jobs: Sequence[tuple[str, ConversationRecor
     order = sorted(jobs, key=lambda job: -job[1].n_turns)
     done_keys: list[str] = []
     with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"),
-                             initializer=_start, initargs=(settings, layers, threads)) as pool:
+                             initializer=_start,
+                             initargs=(settings, layers, threads, os.getpid())) as pool:
         futures: dict[Future[IngestReport], tuple[str, str]] = {
             pool.submit(_write, space, conv): (space, conv.key) for space, conv in order}
         bar = tqdm(total=len(futures), desc=desc, unit="conv", disable=not progress,

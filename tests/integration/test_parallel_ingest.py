@@ -5,6 +5,11 @@ report counts the same."""
 from __future__ import annotations
 
 import json
+import os
+import signal
+import subprocess
+import sys
+import time
 
 import pytest
 from click.testing import CliRunner
@@ -104,3 +109,54 @@ def test_several_spaces_at_once_equal_each_ingested_alone(memory: Memory, space:
     finally:
         for name in [*jobs, *alone.values()]:
             memory.delete_space(name)
+
+
+PARENT = """
+import multiprocessing, sys, threading, time
+from pathlib import Path
+from graphmem.config import Settings
+from graphmem.ingest.layers import run_order
+from graphmem.ingest.loaders import parse_file
+from graphmem.ingest.parallel import write_parallel
+from graphmem.ingest.writer import IngestReport
+
+first = parse_file(Path(sys.argv[2])).conversations[0]
+records = [first.model_copy(update={"key": f"c{n}"}) for n in range(40)]
+threading.Thread(target=write_parallel, daemon=True, args=(
+    Settings(), sys.argv[1], records, run_order(["turns", "edus"]), 2,
+    IngestReport(space=sys.argv[1]))).start()
+while len(multiprocessing.active_children()) < 2:
+    time.sleep(0.05)
+print(" ".join(str(p.pid) for p in multiprocessing.active_children()), flush=True)
+time.sleep(600)
+"""
+
+
+def _running(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0] != "Z"  # a zombie has ended
+    except FileNotFoundError:
+        return False
+
+
+def test_workers_end_when_the_ingest_that_started_them_is_killed(space: str,
+                                                                 neo4j_server: object) -> None:
+    """A killed `graphmem ingest --workers N` leaves no worker behind writing on its own."""
+    parent = subprocess.Popen([sys.executable, "-c", PARENT, space, str(SAMPLE)],
+                              stdout=subprocess.PIPE, text=True)
+    pids: list[int] = []
+    try:
+        assert parent.stdout is not None
+        pids = [int(p) for p in parent.stdout.readline().split()]
+        assert len(pids) >= 2 and all(_running(p) for p in pids)
+        os.kill(parent.pid, signal.SIGKILL)
+        parent.wait(10)
+        deadline = time.monotonic() + 20
+        while any(_running(p) for p in pids) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert not any(_running(p) for p in pids)
+    finally:
+        parent.kill()
+        for pid in filter(_running, pids):  # a failed run must not leave them writing
+            os.kill(pid, signal.SIGKILL)
