@@ -79,7 +79,7 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--model", default="qwen2.5-coder-1.5b")
     parser.add_argument("--rules", default="turns,emem-g-fill,esmem")
-    parser.add_argument("--llm", default="emem,esmem")
+    parser.add_argument("--llm", default="emem,esmem", help='"" leaves the LLM-ingest run out')
     parser.add_argument("--layers", default="edus,events", help="layers the LLM writes")
     parser.add_argument("--budget", type=int, default=1000)
     parser.add_argument("--full", type=int, default=3000)
@@ -101,6 +101,8 @@ def main() -> None:
             "llm": (args.llm, {"llm_ingest": True, "llm_retrieval": True,
                                "ingest_layers": args.layers})}
     for label, (strategies, switches) in runs.items():
+        if not strategies:  # --llm "" (or --rules ""): that run is left out
+            continue
         settings = base.model_copy(update={**llm_settings, **switches})
         began = time.perf_counter()
         with Memory(settings, progress=True) as memory:

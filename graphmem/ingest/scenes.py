@@ -104,10 +104,19 @@ class Scene:
         return _unit(np.sum(self.vectors, axis=0))
 
     def central_turns(self) -> list[TurnRecord]:
-        """The views' central turns, nearest the scene's topic first."""
+        """The views' central turns, nearest the scene's topic first. Turns as near as the
+        nearest within ``TIE`` count as tied and the earliest leads: a scene of two views has
+        its centroid exactly between them, and which one float rounding favours would
+        otherwise depend on how the embeddings were batched (a live message or an ingest)."""
         scores = [float(v @ self.centroid()) for v in self.vectors]
         ranked = sorted(range(len(self.views)), key=lambda i: (-scores[i], i))
+        if ranked:
+            lead = min(i for i in ranked if scores[i] >= scores[ranked[0]] - TIE)
+            ranked = [lead, *(i for i in ranked if i != lead)]
         return [self.views[i].turn for i in ranked]
+
+
+TIE = 1e-5  # embeddings of one text batched differently differ by ~1e-7
 
 
 def _unit(vector: np.ndarray) -> np.ndarray:

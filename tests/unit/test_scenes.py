@@ -127,3 +127,23 @@ def test_the_llm_summarises_a_scene_and_a_bad_reply_leaves_the_extract() -> None
     assert len(notes) == 1 and llm.usage()["scene_summary"].fallbacks == 1
     prompt = llm.calls[0].messages[1]["content"]
     assert "Rosa baked custard tarts all afternoon." in prompt and "Scene: [5 January" in prompt
+
+
+def test_the_central_turn_among_views_equally_near_within_rounding_is_the_earliest() -> None:
+    from graphmem.ingest.scenes import Scene
+
+    views = build_views(TALK, turn_facts(TALK), Cast())[:3]
+
+    def at(angle: float) -> np.ndarray:
+        return np.array([np.cos(angle), np.sin(angle), 0.0])
+
+    scene = Scene(list(views), [at(1.0), at(-1.0), at(0.0)])
+    assert scene.central_turns()[0] is views[2].turn  # on the axis: a real lead is kept
+    tilted = np.array([0.0, -2e-6, 1.0])  # pulls the centroid a hair toward the second
+    scene = Scene(list(views), [at(0.3), at(-0.3), tilted / np.linalg.norm(tilted)])
+    scores = [float(v @ scene.centroid()) for v in scene.vectors]
+    assert scores[1] > scores[0]  # rounding alone would pick the second
+    assert scene.central_turns()[0] is views[0].turn
+    pulled = np.array([0.0, -0.1, 1.0])
+    scene = Scene(list(views), [at(0.3), at(-0.3), pulled / np.linalg.norm(pulled)])
+    assert scene.central_turns()[0] is views[1].turn  # a real difference still decides
