@@ -1,7 +1,12 @@
 """One process of the concurrent PPR test: several threads search many spaces with emem-g at
-once and print, as JSON, the hits each search found and every error met.
+once and print, as JSON, the hits each search found, how many searches were tried and every
+error met.
 
-    python tests/ppr_worker.py THREADS ROUNDS SEED SPACE...
+    python tests/ppr_worker.py THREADS START SEED SPACE...
+
+START is a wall-clock time (seconds since the epoch) shared by every process of the test: the
+spaces searched follow phases of the clock, not of each thread's progress, so a slow machine
+cannot blur the phases into each other.
 """
 
 from __future__ import annotations
@@ -15,24 +20,33 @@ import time
 from graphmem.client import Memory
 
 QUESTIONS = ["What did Lena buy in Bergen?", "Where did Omar buy a guitar?"]
-PHASE, PAUSE = 4, 0.4  # a phase lasts over 1.6 s, past the test's 1 s grace
+PHASE, PHASES, PAUSE = 2.5, 5, 0.3  # a phase lasts well past the test's 1 s grace
+
+
+def phase_spaces(phase: int, spaces: list[str]) -> list[str]:
+    """The two spaces searched in ``phase``: (0, 1), (2, 3), (4, 0), (1, 2), ... over five
+    spaces. A space left alone for a whole phase is past the grace period when the next
+    phase makes its projections, so it is evicted, and a later phase makes it again."""
+    first = 2 * phase
+    return [spaces[first % len(spaces)], spaces[(first + 1) % len(spaces)]]
 
 
 def main() -> None:
-    threads, rounds, seed = (int(a) for a in sys.argv[1:4])
+    threads, start, seed = int(sys.argv[1]), float(sys.argv[2]), int(sys.argv[3])
     spaces = sys.argv[4:]
     found: list[dict[str, object]] = []
     errors: list[str] = []
+    tried = [0]
     with Memory() as memory:
+        memory.warm_up()  # models loaded before the clock starts
+
         def work(n: int) -> None:
             pick = random.Random(seed * 100 + n)
-            for r in range(rounds):
-                # phases of PHASE rounds, each over two spaces: the spaces of a past phase sit
-                # unused past the grace period, so the next phase's projections evict them,
-                # and a later phase makes them again, however fast the searches run
-                first = 2 * (r // PHASE)
-                phase = [spaces[first % len(spaces)], spaces[(first + 1) % len(spaces)]]
-                space, question = pick.choice(phase), pick.choice(QUESTIONS)
+            time.sleep(max(0.0, start - time.time()) + pick.uniform(0, PAUSE))
+            while (elapsed := time.time() - start) < PHASE * PHASES:
+                space = pick.choice(phase_spaces(int(elapsed // PHASE), spaces))
+                question = pick.choice(QUESTIONS)
+                tried[0] += 1
                 try:
                     hits = memory.search(question, space=space, strategy="emem-g").hits
                     found.append({"space": space, "question": question,
@@ -47,7 +61,7 @@ def main() -> None:
         for worker in workers:
             worker.join()
         stats = memory.projections.stats
-    print(json.dumps({"found": found, "errors": errors, "stats": stats}))
+    print(json.dumps({"found": found, "tried": tried[0], "errors": errors, "stats": stats}))
 
 
 if __name__ == "__main__":

@@ -1,7 +1,8 @@
 """Many processes and threads searching many spaces with GDS PPR at once, with a cap on
 projections far below the number of spaces and a short grace period, so that projections are
 made, shared, evicted and made again all the time: no search may fail, and each must find
-what a lone search finds."""
+what a lone search finds. The spaces searched change with phases of a clock shared by every
+process (see ``ppr_worker.py``), so the churn happens however fast or slow the machine is."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 import uuid
 
 from ppr_worker import QUESTIONS
@@ -17,7 +19,7 @@ from graphmem.client import Memory
 
 from helpers import DATA, TESTS
 
-PROCESSES, THREADS, ROUNDS, SPACES = 3, 3, 16, 5
+PROCESSES, THREADS, SPACES = 3, 3, 5
 
 
 def test_concurrent_ppr_searches_never_fail(memory: Memory) -> None:
@@ -30,8 +32,9 @@ def test_concurrent_ppr_searches_never_fail(memory: Memory) -> None:
         env = {**os.environ, "GRAPHMEM_MAX_PROJECTIONS": "2",
                "GRAPHMEM_PROJECTION_GRACE": "1",
                "PYTHONPATH": os.pathsep.join([str(TESTS), os.environ.get("PYTHONPATH", "")])}
+        start = time.time() + 8  # every process has loaded its models by then
         runs = [subprocess.Popen([sys.executable, str(TESTS / "ppr_worker.py"), str(THREADS),
-                                  str(ROUNDS), str(seed), *spaces],
+                                  str(start), str(seed), *spaces],
                                  env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                  text=True) for seed in range(PROCESSES)]
         outputs = [run.communicate(timeout=600) for run in runs]
@@ -41,9 +44,10 @@ def test_concurrent_ppr_searches_never_fail(memory: Memory) -> None:
         errors = [e for report in reports for e in report["errors"]]
         assert errors == [], "\n".join(sorted(set(e[:400] for e in errors)))
         made, evicted = (sum(r["stats"][key] for r in reports) for key in ("made", "evicted"))
-        assert made > SPACES and evicted > 0  # projections really came and went meanwhile
+        # projections really came and went meanwhile
+        assert made > SPACES and evicted > 0, [report["stats"] for report in reports]
         found = [f for report in reports for f in report["found"]]
-        assert len(found) == PROCESSES * THREADS * ROUNDS
+        assert len(found) == sum(report["tried"] for report in reports) >= PROCESSES * THREADS
         for search in found:  # the same statements, whichever space held them
             ids = [i.replace(str(search["space"]), "") for i in search["ids"]]
             assert ids == alone[search["question"]]
