@@ -6,8 +6,12 @@ Families (each can be left out when the ranker is trained, to measure what it ad
   (BM25 over the query's best; cosine for vectors; the summary score of a scene, an event or an
   episodic unit), all 0 when the source did not reach the turn; ``sources``: the share of
   sources that did;
-- ``neighbours``: the best depth of the turn before and after it in its session (the reply
-  after a question, the question before an answer), and whether either is a question;
+- ``neighbours``: the best depth of the turns one and two places before and after it in its
+  session (the reply after a question, the question before an answer), and whether the turn
+  or the one before is a question;
+- ``session``: how strongly the rest of the turn's session answers (the best and the mean of
+  the three best depths of its other candidates, the share of its candidates found near the
+  top, its number of candidates): a turn in a session about the question counts for more;
 - ``salience``: the MemDecider's score, when the episodes layer wrote it;
 - ``persons``: the question names the speaker, or a person the turn's text mentions;
 - ``dates``: the session's day lies in a date range the question names;
@@ -34,11 +38,15 @@ from graphmem.retrieve.cues import date_span
 from graphmem.retrieve.space_index import SpaceTurns
 
 DEPTH_SCALE = math.log(401)
+NEAR_TOP = 0.3  # a depth above this is a rank within the first ~60
+TURN_SOURCES = ("bm25", "vector", "edus")
 _SOURCE_COLUMNS = ("rr", "depth", "score")
 FAMILIES: dict[str, tuple[str, ...]] = {
     **{source: tuple(f"{source}:{c}" for c in _SOURCE_COLUMNS) for source in SOURCES},
     "agreement": ("sources",),
-    "neighbours": ("prev:depth", "next:depth", "prev:question", "self:question"),
+    "neighbours": ("prev:depth", "next:depth", "prev2:depth", "next2:depth", "prev:question",
+                   "self:question"),
+    "session": ("session:best", "session:top3", "session:share", "session:size"),
     "salience": ("salience",),
     "persons": ("speaker_named", "person_in_text"),
     "dates": ("date_match",),
@@ -94,7 +102,7 @@ def matrix(table: SpaceTurns, signals: Signals, asked: Asked,
     def depth(row: int) -> float:
         if row not in depth_of:
             depth_of[row] = max((1 - math.log1p(signals.ranks[s][row][0]) / DEPTH_SCALE
-                                 for s in ("bm25", "vector", "edus")
+                                 for s in TURN_SOURCES
                                  if row in signals.ranks.get(s, {})), default=0.0)
         return depth_of[row]
 
@@ -113,7 +121,7 @@ def matrix(table: SpaceTurns, signals: Signals, asked: Asked,
             out[column[f"{source}:depth"]] = 1 - math.log1p(rank) / DEPTH_SCALE
             out[column[f"{source}:score"]] = score / best_bm25 if source == "bm25" else score
         out[column["sources"]] = reached / ran
-        for step, name in ((-1, "prev"), (1, "next")):
+        for step, name in ((-1, "prev"), (1, "next"), (-2, "prev2"), (2, "next2")):
             j = table.neighbour(row, step)
             if j is not None:
                 out[column[f"{name}:depth"]] = depth(j)
@@ -137,7 +145,27 @@ def matrix(table: SpaceTurns, signals: Signals, asked: Asked,
             out[column["when_x_time"]] = float(bool(_TIME.search(turn.text)))
         if asked.count:
             out[column["count_x_number"]] = float(bool(_NUMBER.search(turn.text)))
+    _session_context(x, [table.rows[r].session_id for r in rows], column)
     return x
+
+
+def _session_context(x: np.ndarray, sessions: list[str], column: dict[str, int]) -> None:
+    """Fill the ``session`` family: each candidate against the other candidates of its
+    session, by their best depth over the turn-level sources."""
+    depth = x[:, [column[f"{s}:depth"] for s in TURN_SOURCES]].max(axis=1, initial=0.0)
+    members: dict[str, list[int]] = {}
+    for n, session in enumerate(sessions):
+        members.setdefault(session, []).append(n)
+    for group in members.values():
+        top = sorted(group, key=lambda n: -depth[n])[:4]
+        near = sum(1 for n in group if depth[n] > NEAR_TOP) / len(group)
+        size = math.log1p(len(group)) / 5
+        for n in group:
+            others = [depth[m] for m in top if m != n][:3]
+            x[n, column["session:best"]] = others[0] if others else 0.0
+            x[n, column["session:top3"]] = sum(others) / 3
+            x[n, column["session:share"]] = near
+            x[n, column["session:size"]] = size
 
 
 def candidate_rows(table: SpaceTurns, signals: Signals) -> list[int]:

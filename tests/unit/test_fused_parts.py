@@ -80,6 +80,34 @@ def test_features_follow_sources_neighbours_persons_dates_and_type() -> None:
     assert {f"{s}:rr" for s in SOURCES} <= set(FEATURES)
 
 
+def test_session_context_and_neighbours_two_away_stay_in_the_turns_session() -> None:
+    signals = Signals(sources=("bm25", "vector"))
+    signals.add("bm25", 0, 0, 8.0)  # turn 0 leads session 0; turn 2 is found far down
+    signals.add("vector", 2, 100, 0.3)
+    signals.add("vector", 5, 1, 0.6)  # session 1: its second turn only
+    rows = candidate_rows(SPACE, signals)
+    assert rows == [0, 1, 2, 3, 4, 5]
+    x = matrix(SPACE, signals, Asked((), (), False, False), rows)
+    col = {n: i for i, n in enumerate(FEATURES)}
+    far = 1 - np.log1p(100) / np.log(401)  # below NEAR_TOP
+    # the leader's best other is the far turn; every other turn of session 0 has the leader
+    assert x[0, col["session:best"]] == pytest.approx(far)
+    assert x[1, col["session:best"]] == x[2, col["session:best"]] == 1.0
+    assert x[2, col["session:top3"]] == pytest.approx(1 / 3)  # the leader and two unreached
+    assert x[1, col["session:top3"]] == pytest.approx((1 + far) / 3)
+    assert x[0, col["session:share"]] == x[3, col["session:share"]] == pytest.approx(1 / 4)
+    near = 1 - np.log1p(1) / np.log(401)
+    assert x[4, col["session:best"]] == pytest.approx(near)
+    assert x[5, col["session:best"]] == 0.0  # alone in its session but for an unreached turn
+    assert x[4, col["session:size"]] == pytest.approx(np.log1p(2) / 5)
+    # nothing of session 1 moves the context of session 0
+    assert x[0, col["session:size"]] == pytest.approx(np.log1p(4) / 5)
+    # neighbours two places away, within the session only
+    assert x[2, col["prev2:depth"]] == 1.0 and x[0, col["next2:depth"]] == pytest.approx(far)
+    assert x[3, col["prev2:depth"]] == 0.0 and x[3, col["next2:depth"]] == 0.0
+    assert x[4, col["prev2:depth"]] == 0.0 and x[4, col["next:depth"]] == pytest.approx(near)
+
+
 def test_packing_spends_one_header_per_session_and_respects_the_budget() -> None:
     rows = [0, 2, 4, 5]
     costs, heads, sessions = packing_inputs(SPACE, rows)
