@@ -20,7 +20,7 @@ from graphmem.retrieve.fused import packing_inputs, render, select
 from graphmem.retrieve.packing import count_tokens, pack
 from graphmem.retrieve.ranker import SHIPPED, from_json, load_ranker
 from graphmem.retrieve.space_cache import SpaceCache, forget_space
-from graphmem.retrieve.space_index import SpaceTurns, TurnRow
+from graphmem.retrieve.space_index import SpaceTurns, TurnRow, _stem, _stem_word
 from graphmem.retrieve.space_vectors import DenseUnits
 
 
@@ -48,6 +48,17 @@ def test_bm25_uses_the_spaces_own_statistics_and_stems() -> None:
     # another document holding the term lowers its idf: scores are the table's own
     assert bigger.bm25("adopt")[0] < SPACE.bm25("adopt")[0]
     assert not SPACE.bm25("the of and").any()
+
+
+def test_stems_are_porters_and_remembered_across_spaces() -> None:
+    from nltk.stem.porter import PorterStemmer
+
+    words = ["adopted", "running", "greyhounds", "generously", "adopted"]
+    assert _stem(words) == [PorterStemmer().stem(w) for w in words]
+    hits = _stem_word.cache_info().hits
+    SpaceTurns(table([("Ana", "Running greyhounds adopted generously")]).rows).bm25("adopt")
+    assert _stem_word.cache_info().hits >= hits + 4  # every word was stemmed before
+    assert _stem_word.cache_info().maxsize is not None  # bounded
 
 
 def test_neighbours_stay_in_their_session() -> None:
