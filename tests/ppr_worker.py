@@ -36,7 +36,7 @@ def main() -> None:
     spaces = sys.argv[4:]
     found: list[dict[str, object]] = []
     errors: list[str] = []
-    tried = [0]
+    tried = [0] * threads  # one count per thread: no two threads add to one number
     with Memory() as memory:
         memory.warm_up()  # models loaded before the clock starts
 
@@ -46,7 +46,7 @@ def main() -> None:
             while (elapsed := time.time() - start) < PHASE * PHASES:
                 space = pick.choice(phase_spaces(int(elapsed // PHASE), spaces))
                 question = pick.choice(QUESTIONS)
-                tried[0] += 1
+                tried[n] += 1
                 try:
                     hits = memory.search(question, space=space, strategy="emem-g").hits
                     found.append({"space": space, "question": question,
@@ -61,7 +61,7 @@ def main() -> None:
         for worker in workers:
             worker.join()
         stats = memory.projections.stats
-    print(json.dumps({"found": found, "tried": tried[0], "errors": errors, "stats": stats}))
+    print(json.dumps({"found": found, "tried": sum(tried), "errors": errors, "stats": stats}))
 
 
 if __name__ == "__main__":
