@@ -1,5 +1,7 @@
-"""The embedding model's two backends side by side: one question at a time (search) and the
-turns of LoCoMo conversations in batches (ingest), with the largest difference of their vectors.
+"""The embedding model's backends side by side: one question at a time (search) and the turns
+of LoCoMo conversations in batches (ingest), with the largest difference of the ONNX vectors
+from PyTorch's, and for the 8-bit graph (``onnx-int8``) its cosine to the model's vectors and
+how many of each turn's 10 nearest turns stay the same.
 
     python benchmarks/embedder.py [--limit 2] [--questions 200] [--out embedder.json]
 
@@ -41,7 +43,7 @@ def main() -> None:
     settings = Settings()
     result: dict[str, object] = {"turns": len(turns), "questions": len(questions)}
     vectors = {}
-    for backend in ("torch", "onnx"):
+    for backend in ("torch", "onnx", "onnx-int8"):
         embedder = SentenceTransformerEmbedder.from_settings(
             settings.model_copy(update={"embedding_backend": backend}))
         embedder.embed(["warm up"])  # load (and export) outside the timing
@@ -59,9 +61,25 @@ def main() -> None:
                            "turns_per_second": round(len(turns) / seconds, 1)}
         print(backend, result[backend], flush=True)
     result["max_abs_difference"] = float(np.abs(vectors["torch"] - vectors["onnx"]).max())
+    full, small = vectors["onnx"], vectors["onnx-int8"]
+    cosine = (full * small).sum(axis=1)
+    result["int8_cosine"] = {"min": round(float(cosine.min()), 4),
+                             "mean": round(float(cosine.mean()), 4)}
+    result["int8_same_top10"] = round(_same_neighbours(full, small, 10), 3)
     print(json.dumps(result, indent=1))
     if args.out:
         args.out.write_text(json.dumps(result, indent=1))
+
+
+def _same_neighbours(a: np.ndarray, b: np.ndarray, k: int) -> float:
+    """The mean share of each row's ``k`` nearest other rows that ``a`` and ``b`` agree on."""
+    def nearest(v: np.ndarray) -> np.ndarray:
+        sims = v @ v.T
+        np.fill_diagonal(sims, -np.inf)
+        return np.argsort(-sims, axis=1)[:, :k]
+
+    return float(np.mean([len(set(x) & set(y)) / k
+                          for x, y in zip(nearest(a), nearest(b), strict=True)]))
 
 
 if __name__ == "__main__":

@@ -67,13 +67,14 @@ def detect_format(data: Any) -> Format:
 
 
 def parse_file(
-    path: Path,
+    path: Path | str,
     fmt: Format | Literal["auto"] = "auto",
     *,
     max_turn_chars: int = 50_000,
     max_bytes: int = 1 << 30,
     bad_turns: BadTurnPolicy = "error",
 ) -> ParseResult:
+    path = Path(path)
     if fmt == "jsonl" or (fmt == "auto" and path.name.endswith((".jsonl", ".jsonl.gz"))):
         return parse_jsonl(path, max_turn_chars=max_turn_chars, max_bytes=max_bytes,
                            bad_turns=bad_turns)

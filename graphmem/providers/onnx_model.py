@@ -8,6 +8,11 @@ Face ``tokenizers``), cut at the model's ``max_seq_length`` like sentence-transf
 and run in batches of similar length. The vectors equal PyTorch's within 1e-6
 (``tests/unit/test_onnx_embedder.py``); on our 2-core machines the model runs 1.4 to 2 times
 faster, and a process that only searches never imports torch.
+
+``quantized`` runs a copy of that graph whose matrix weights are 8-bit integers, one scale per
+output channel (ONNX Runtime's dynamic quantisation, made here from the exported graph): about
+twice as fast again on 2 cores, with vectors a little off the model's (cosine ~0.99 to the
+full-precision ones), which is why it is a separate backend with its own model name.
 """
 
 from __future__ import annotations
@@ -57,13 +62,37 @@ def export_key(path: Path) -> str:
     return digest.hexdigest()[:16]
 
 
-def ensure_export(path: Path, cache_dir: Path) -> Path:
-    """The ONNX graph of the model at ``path``, exported first if this machine lacks it."""
+def ensure_export(path: Path, cache_dir: Path, quantized: bool = False) -> Path:
+    """The ONNX graph of the model at ``path`` (its 8-bit copy when ``quantized``), exported
+    first if this machine lacks it."""
     _check_mean_pooled(path)
     graph = cache_dir / "onnx" / f"{path.name}-{export_key(path)}.onnx"
     if not graph.exists():
         export(path, graph)
-    return graph
+    if not quantized:
+        return graph
+    small = graph.with_name(f"{graph.stem}-int8.onnx")
+    if not small.exists():
+        quantize(graph, small)
+    return small
+
+
+def quantize(graph: Path, out: Path) -> None:
+    """Write ``graph`` with 8-bit weights per output channel to ``out`` (atomically)."""
+    import logging
+
+    from onnxruntime.quantization import QuantType, quantize_dynamic
+
+    partial = out.with_name(f"{out.name}.{os.getpid()}.partial")
+    quiet = logging.getLogger()
+    level = quiet.level
+    quiet.setLevel(logging.ERROR)  # its advice to pre-process applies to convolution models
+    try:
+        quantize_dynamic(str(graph), str(partial), weight_type=QuantType.QInt8,
+                         per_channel=True)
+    finally:
+        quiet.setLevel(level)
+    os.replace(partial, out)
 
 
 def export(path: Path, out: Path) -> None:
@@ -102,12 +131,13 @@ def export(path: Path, out: Path) -> None:
 class OnnxSentenceModel:
     """``encode`` like sentence-transformers' (normalised mean-pooled vectors), on ONNX Runtime."""
 
-    def __init__(self, path: Path, cache_dir: Path, threads: int | None = None) -> None:
+    def __init__(self, path: Path, cache_dir: Path, threads: int | None = None,
+                 quantized: bool = False) -> None:
         import onnxruntime
         from tokenizers import Tokenizer
 
         self.max_tokens = _check_mean_pooled(path)
-        graph = ensure_export(path, cache_dir)
+        graph = ensure_export(path, cache_dir, quantized)
         self._tokenizer = Tokenizer.from_file(str(path / "tokenizer.json"))
         self._tokenizer.no_padding()
         self._tokenizer.enable_truncation(self.max_tokens)

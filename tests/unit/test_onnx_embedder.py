@@ -49,5 +49,25 @@ def test_a_model_onnx_cannot_run_is_a_clear_error(tmp_path: Path) -> None:
         OnnxSentenceModel(model, tmp_path)
     with pytest.raises(ConfigurationError, match="GRAPHMEM_EMBEDDING_BACKEND=torch"):
         OnnxSentenceModel(tmp_path / "nowhere", tmp_path)
-    with pytest.raises(ConfigurationError, match="choose torch or onnx"):
+    with pytest.raises(ConfigurationError, match="choose onnx, onnx-int8, torch"):
         SentenceTransformerEmbedder(backend="tensorflow")
+
+
+def test_the_8_bit_backend_is_close_to_the_model_and_named_apart(tmp_path: Path) -> None:
+    full = SentenceTransformerEmbedder(backend="onnx", cache_dir=tmp_path)
+    small = SentenceTransformerEmbedder(backend="onnx-int8", cache_dir=tmp_path, batch_size=2)
+    texts = [t for t in TEXTS if t]
+    a, b = full.embed(texts), small.embed(texts)
+    assert b.shape == a.shape and b.dtype == np.float32
+    assert np.allclose(np.linalg.norm(b, axis=1), 1.0, atol=1e-5)
+    cosine = (a * b).sum(axis=1)
+    assert cosine.min() > 0.95 and cosine.mean() > 0.98  # near the model's vectors...
+    assert np.abs(a - b).max() > 1e-4  # ...but not the same graph run twice
+    # the question's nearest text is the same under both
+    assert int(np.argmax(a[:-1] @ a[-1])) == int(np.argmax(b[:-1] @ b[-1])) == 0
+    assert small.name == "all-MiniLM-L6-v2+int8" and full.name == "all-MiniLM-L6-v2"
+    assert len(list((tmp_path / "onnx").glob("*.onnx"))) == 2
+    [quantized] = (tmp_path / "onnx").glob("*-int8.onnx")
+    made = quantized.stat().st_mtime_ns
+    SentenceTransformerEmbedder(backend="onnx-int8", cache_dir=tmp_path).embed(texts[:1])
+    assert quantized.stat().st_mtime_ns == made  # quantised once
