@@ -23,9 +23,11 @@ from graphmem.ingest.segments import (
     Segments,
     compose,
     llm_segments,
+    round_words,
     rounds,
     rule_segments,
 )
+from graphmem.nlp import parse
 from graphmem.store import Tx
 from graphmem.text import display_name
 
@@ -70,8 +72,12 @@ class SegmentLayer(Layer[SegmentPayload]):
         for session in conv.sessions:
             sid = session_id(space, conv.key, session.key)
             cut = rounds(session, self.config.round_turns)
-            by_rules = [rule_segments(r, [s for t in r.turns for s in said[t.source_id]], names)
-                        for r in cut]
+            stated = [[s for t in r.turns for s in said[t.source_id]] for r in cut]
+            # what the rules parse, parsed in one batch (the parser's memo then serves each
+            # round): spaCy runs a batch ~1.6x faster than the same texts one by one
+            parse([round_words(r) for r in cut] + [s for group in stated for s in group])
+            by_rules = [rule_segments(r, group, names)
+                        for r, group in zip(cut, stated, strict=True)]
             before = [""] + [r.text() for r in cut[:-1]]
             found = llm_segments(self.llm, cut, before, by_rules, payload.fallbacks)
             for order, (rnd, segments) in enumerate(zip(cut, found, strict=True)):

@@ -117,11 +117,15 @@ def as_fact(doc: Any) -> str:
     return text[:1].upper() + text[1:]
 
 
+def round_words(rnd: Round) -> str:
+    """What a round's keywords are taken from: its turns' texts and image captions."""
+    return " ".join(t.text + (f" {t.image_caption}" if t.image_caption else "")
+                    for t in rnd.turns)
+
+
 def rule_segments(rnd: Round, statements: Sequence[str], names: frozenset[str]) -> Segments:
     """The four segments of a round from its statements, by the rules of this module."""
-    words = " ".join(t.text + (f" {t.image_caption}" if t.image_caption else "")
-                     for t in rnd.turns)
-    keywords = dict.fromkeys(arguments_of(parse([words])[0][:]))
+    keywords = dict.fromkeys(arguments_of(parse([round_words(rnd)])[0][:]))
     day = format_date(rnd.session.started_at)
     seen_questions: dict[str, None] = {}
     episodic: list[str] = []
