@@ -151,6 +151,11 @@ class Settings(BaseSettings):
         default=20_000, ge=0, description="graphmem strategy: spaces of up to this many turns "
         "have their vectors scored in the client (read once per change of the space); larger "
         "ones are searched with Neo4j's vector indexes")
+    client_table_max_turns: int = Field(
+        default=200_000, ge=0, description="graphmem strategy: spaces of up to this many turns "
+        "have their turn table (texts for the space's own BM25, neighbours, packing) read into "
+        "the client, once per change of the space; a larger space is served by the `turns` "
+        "strategy in Neo4j (Lucene BM25 and the vector index), with a warning")
     client_vectors_rows: int = Field(
         default=300_000, ge=1, description="vectors the client keeps over all spaces (a "
         "384-d vector takes 1.5 KiB)")

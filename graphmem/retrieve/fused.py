@@ -14,10 +14,16 @@
 
 Only the space's own data enters any score, so a tenant's ranking does not move when another
 tenant adds data.
+
+The space's turn table is held in the client. A space larger than
+``GRAPHMEM_CLIENT_TABLE_MAX_TURNS`` (200,000) would take minutes to read at its first search
+and at every search after it changes, so it is served by the `turns` strategy in Neo4j
+instead, with a warning (logger ``graphmem``) the first time for each space.
 """
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -29,7 +35,11 @@ from graphmem.retrieve.features import analyse, candidate_rows, matrix
 from graphmem.retrieve.packing import count_tokens
 from graphmem.retrieve.ranker import load_ranker
 from graphmem.retrieve.space_index import SpaceTurns, TurnRow, space_turns
+from graphmem.retrieve.turns import TurnSearch, TurnSearchConfig
 from graphmem.text import format_date
+
+log = logging.getLogger("graphmem")
+_WARNED: set[str] = set()  # spaces already reported too large, in this process
 
 
 @dataclass(frozen=True)
@@ -98,6 +108,14 @@ class FusedSearch(Strategy[FusedConfig]):
 
     def retrieve(self, ctx: RetrievalContext, state: SpaceState, budget: int) -> list[Hit]:
         c = self.config
+        limit = ctx.store.settings.client_table_max_turns
+        if state.turns > limit:
+            if state.space not in _WARNED:
+                _WARNED.add(state.space)
+                log.warning("space %r holds %d turns, more than GRAPHMEM_CLIENT_TABLE_MAX_TURNS "
+                            "(%d): strategy graphmem serves it as `turns` (in Neo4j)",
+                            state.space, state.turns, limit)
+            return TurnSearch("turns", TurnSearchConfig()).retrieve(ctx, state, budget)
         ranker = load_ranker(c.model)
         table = space_turns(ctx.store, state)
         signals = gather(ctx, state, table, c.pools.scaled(budget), c.sources)

@@ -159,3 +159,22 @@ def test_rankings_do_not_depend_on_other_tenants(memory: Memory, space: str,
         assert rankings("turns-bm25") != lucene_before  # Lucene's statistics are global
     finally:
         memory.delete_space(other)
+
+
+def test_a_space_too_large_for_the_client_table_is_served_as_turns(
+        memory: Memory, space: str, monkeypatch: pytest.MonkeyPatch,
+        caplog: pytest.LogCaptureFixture) -> None:
+    memory.ingest(SAMPLE, space=space)
+    question = "What breed of dog did Maya adopt?"
+    fused = memory.search(question, space=space, strategy="graphmem", budget=200)
+    monkeypatch.setattr(memory.store, "settings", memory.settings.model_copy(
+        update={"client_table_max_turns": 16}))  # the sample holds 17 turns
+    with caplog.at_level("WARNING", logger="graphmem"):
+        large = memory.search(question, space=space, strategy="graphmem", budget=200)
+        again = memory.search(question, space=space, strategy="graphmem", budget=200)
+    plain = memory.search(question, space=space, strategy="turns", budget=200)
+    assert [h.id for h in large.hits] == [h.id for h in plain.hits] == [h.id for h in again.hits]
+    assert large.context == plain.context and "greyhound" in large.context
+    assert [h.id for h in fused.hits] != [h.id for h in large.hits]  # the ranker did not run
+    warned = [r.getMessage() for r in caplog.records if "CLIENT_TABLE_MAX_TURNS" in r.getMessage()]
+    assert len(warned) == 1 and "17 turns" in warned[0]  # once per space
