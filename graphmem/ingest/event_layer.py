@@ -21,10 +21,11 @@ from typing import Any
 from graphmem.ingest.embedding_rows import changed, embedding_rows
 from graphmem.ingest.ids import part, session_id
 from graphmem.ingest.layer import Job, Layer, LayerContext, LayerResult
-from graphmem.ingest.segmentation import DEFAULT, SegmentationConfig, segment
+from graphmem.ingest.segmentation import DEFAULT, SegmentationConfig, segment, warmed_embedder
 from graphmem.ingest.topics import TurnTopic
 from graphmem.models import SessionRecord
 from graphmem.prompts import boundary_description
+from graphmem.providers.embedder import Embedder
 from graphmem.store import Tx
 from graphmem.text import format_date, native_datetime, turn_line, turn_text
 
@@ -154,9 +155,11 @@ class EventLayer(Layer[EventPayload]):
         views = [self._stored_view(row) for row in stored
                  if row["session_id"] not in set(payload.session_ids)]
         turns = job.handoff("turns").by_source
+        embedder = warmed_embedder(conv.sessions, self.embedder) if self.llm is None \
+            else self.embedder
         for session in conv.sessions:
             views.extend(self._session_events(space, conv.key, session, payload, turns,
-                                              name_tokens(conv.speakers)))
+                                              name_tokens(conv.speakers), embedder))
         views.sort(key=_EventView.sort_key)
         texts: dict[str, str] = {row["id"]: row["summary"] for row in payload.events}
         for i, view in enumerate(views):
@@ -185,13 +188,13 @@ class EventLayer(Layer[EventPayload]):
 
     def _session_events(self, space: str, conv_key: str, session: SessionRecord,
                         payload: EventPayload, turn_ids: dict[str, str],
-                        names: frozenset[str]) -> list[_EventView]:
+                        names: frozenset[str], embedder: Embedder) -> list[_EventView]:
         turns = list(session.turns)
         if not turns:
             return []
         sid = session_id(space, conv_key, session.key)
         result = segment([turn_text(t.text, t.image_caption) for t in turns],
-                         self.embedder, self.config, self.llm)
+                         embedder, self.config, self.llm)
         payload.fallbacks.extend(f"{conv_key}/{session.key} {note}" for note in result.notes)
         starts = [0, *result.boundaries, len(turns)]
         views = []

@@ -24,9 +24,11 @@ import numpy as np
 
 from graphmem.ingest.boundary_model import BoundaryModel, cut_features, load_model
 from graphmem.ingest.topics import MAX_KEYWORDS, TurnTopic, rule_topics, topic_texts
+from graphmem.models import SessionRecord
 from graphmem.prompts import intent, turn_topic
-from graphmem.providers.embedder import Embedder, Vectors
+from graphmem.providers.embedder import Embedder, MemoEmbedder, Vectors
 from graphmem.providers.llm import LLM
+from graphmem.text import turn_text
 
 
 @dataclass(frozen=True)
@@ -109,6 +111,24 @@ def llm_topics(texts: Sequence[str], llm: LLM, fallbacks: list[str]
                                        fallback=partial(rule, i), notes=fallbacks,
                                        where=f"turn {i}"))
     return out, fell_back
+
+
+def warmed_embedder(sessions: Sequence[SessionRecord], embedder: Embedder) -> Embedder:
+    """``embedder`` behind a memory already holding what the LLM-free :func:`segment` embeds
+    for each of ``sessions`` (the Stage 1 topic lines and the turns' texts), embedded in one
+    batch: a conversation's 19 sessions embedded one by one took 1.7x as long, the model's
+    batches being short and uneven. The topics are taken once for all turns too."""
+    texts = [[turn_text(t.text, t.image_caption) for t in s.turns] for s in sessions]
+    topics = rule_topics([text for group in texts for text in group])
+    lines: list[str] = []
+    start = 0
+    for group in texts:
+        lines.extend(topic_texts(group, topics[start:start + len(group)]))
+        start += len(group)
+    wanted = list(dict.fromkeys(lines + [text for group in texts for text in group]))
+    memo = MemoEmbedder(embedder, capacity=len(wanted) + 1)
+    memo.embed(wanted)
+    return memo
 
 
 def segment(texts: Sequence[str], embedder: Embedder, config: SegmentationConfig = DEFAULT,

@@ -202,3 +202,35 @@ def test_calibration_fits_weights_and_a_threshold(embedder: Any, tmp_path: Path)
         data.write_text(json.dumps({"dial_id": "x", "utterances": POTTERY,
                                     "boundary_starts": []}))
         calibrate(data, embedder, progress=False)
+
+
+def test_a_warmed_embedder_segments_every_session_as_before_with_one_model_call() -> None:
+    from graphmem.ingest.loaders import parse_file
+    from graphmem.ingest.segmentation import warmed_embedder
+    from graphmem.providers.embedder import HashEmbedder
+    from graphmem.text import turn_text
+
+    from helpers import SAMPLE
+
+    class Counting(HashEmbedder):
+        def __init__(self) -> None:
+            super().__init__()
+            self.calls: list[int] = []
+
+        def embed(self, texts: Any) -> Any:
+            self.calls.append(len(texts))
+            return super().embed(texts)
+
+    sessions = parse_file(SAMPLE).conversations[0].sessions
+    texts = [[turn_text(t.text, t.image_caption) for t in s.turns] for s in sessions]
+    plain = HashEmbedder()
+    counting = Counting()
+    warmed = warmed_embedder(sessions, counting)
+    assert len(counting.calls) == 1  # every session's topic lines and texts in one batch
+    for group in texts:
+        a, b = segment(group, plain), segment(group, warmed)
+        assert (a.candidates, a.boundaries, a.p_eb, a.mutual_information) == (
+            b.candidates, b.boundaries, b.p_eb, b.mutual_information)
+    assert len(counting.calls) == 1  # segment() found every text it embeds in the memory
+    lines = {line for g in texts for line in topic_texts(g, rule_topics(g))}
+    assert counting.calls[0] == len({t for g in texts for t in g} | lines)
