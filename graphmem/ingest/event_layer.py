@@ -21,7 +21,13 @@ from typing import Any
 from graphmem.ingest.embedding_rows import changed, embedding_rows
 from graphmem.ingest.ids import part, session_id
 from graphmem.ingest.layer import Job, Layer, LayerContext, LayerResult
-from graphmem.ingest.segmentation import DEFAULT, SegmentationConfig, segment, warmed_embedder
+from graphmem.ingest.segmentation import (
+    DEFAULT,
+    SegmentationConfig,
+    segment,
+    session_chunks,
+    warmed_embedder,
+)
 from graphmem.ingest.topics import TurnTopic
 from graphmem.models import SessionRecord
 from graphmem.prompts import boundary_description
@@ -155,11 +161,12 @@ class EventLayer(Layer[EventPayload]):
         views = [self._stored_view(row) for row in stored
                  if row["session_id"] not in set(payload.session_ids)]
         turns = job.handoff("turns").by_source
-        embedder = warmed_embedder(conv.sessions, self.embedder) if self.llm is None \
-            else self.embedder
-        for session in conv.sessions:
-            views.extend(self._session_events(space, conv.key, session, payload, turns,
-                                              name_tokens(conv.speakers), embedder))
+        for chunk in session_chunks(conv.sessions):
+            embedder = warmed_embedder(chunk, self.embedder) if self.llm is None \
+                else self.embedder
+            for session in chunk:
+                views.extend(self._session_events(space, conv.key, session, payload, turns,
+                                                  name_tokens(conv.speakers), embedder))
         views.sort(key=_EventView.sort_key)
         texts: dict[str, str] = {row["id"]: row["summary"] for row in payload.events}
         for i, view in enumerate(views):

@@ -113,6 +113,24 @@ def llm_topics(texts: Sequence[str], llm: LLM, fallbacks: list[str]
     return out, fell_back
 
 
+WARM_TURNS = 2000  # turns warmed at once: a long log's texts and vectors are not all held
+
+
+def session_chunks(sessions: Sequence[SessionRecord],
+                   turns: int = WARM_TURNS) -> list[list[SessionRecord]]:
+    """Consecutive sessions in groups of at most ``turns`` turns (a longer session alone)."""
+    chunks: list[list[SessionRecord]] = []
+    size = 0
+    for session in sessions:
+        if chunks and size + len(session.turns) <= turns:
+            chunks[-1].append(session)
+            size += len(session.turns)
+        else:
+            chunks.append([session])
+            size = len(session.turns)
+    return chunks
+
+
 def warmed_embedder(sessions: Sequence[SessionRecord], embedder: Embedder) -> Embedder:
     """``embedder`` behind a memory already holding what the LLM-free :func:`segment` embeds
     for each of ``sessions`` (the Stage 1 topic lines and the turns' texts), embedded in one

@@ -234,3 +234,19 @@ def test_a_warmed_embedder_segments_every_session_as_before_with_one_model_call(
     assert len(counting.calls) == 1  # segment() found every text it embeds in the memory
     lines = {line for g in texts for line in topic_texts(g, rule_topics(g))}
     assert counting.calls[0] == len({t for g in texts for t in g} | lines)
+
+
+def test_sessions_are_warmed_in_chunks_of_bounded_size() -> None:
+    from graphmem.ingest.segmentation import session_chunks
+    from graphmem.models import SessionRecord, TurnRecord
+
+    def session(key: str, n: int) -> SessionRecord:
+        return SessionRecord(key=key, index=0, turns=tuple(
+            TurnRecord(order=i, source_id=f"{key}:{i}", speaker="A", text=f"turn {i}")
+            for i in range(n)))
+
+    sessions = [session("a", 3), session("b", 4), session("c", 9), session("d", 1)]
+    sizes = [[len(s.turns) for s in chunk] for chunk in session_chunks(sessions, 8)]
+    assert sizes == [[3, 4], [9], [1]]  # in order; a session over the size stands alone
+    assert session_chunks([], 8) == []
+    assert [len(c) for c in session_chunks(sessions)] == [4]  # the default holds them all
