@@ -93,7 +93,12 @@ class SentenceTransformerEmbedder:
 
     @property
     def name(self) -> str:
-        return f"{self._spec}+int8" if self.backend == "onnx-int8" else self._spec
+        return f"{self._spec}+int8" if self.quantized else self._spec
+
+    @property
+    def quantized(self) -> bool:
+        """Runs the 8-bit copy of the ONNX graph (backend ``onnx-int8``)."""
+        return self.backend == "onnx-int8"
 
     @property
     def dimensions(self) -> int:
@@ -130,7 +135,7 @@ class SentenceTransformerEmbedder:
             from graphmem.providers.onnx_model import ensure_export
 
             ensure_export(model_path(self._spec), self._cache_dir or Settings().cache_dir,
-                          self.backend == "onnx-int8")
+                          self.quantized)
 
     def _load_torch(self, path: Path) -> Any:
         from sentence_transformers import SentenceTransformer
@@ -150,7 +155,7 @@ class SentenceTransformerEmbedder:
             raise ConfigurationError("the onnx embedding backend runs on the CPU only; set "
                                      "GRAPHMEM_EMBEDDING_BACKEND=torch for another device")
         cache_dir = self._cache_dir or Settings().cache_dir
-        return OnnxSentenceModel(path, cache_dir, self._threads, self.backend == "onnx-int8")
+        return OnnxSentenceModel(path, cache_dir, self._threads, self.quantized)
 
     def embed(self, texts: Sequence[str]) -> Vectors:
         if not texts:

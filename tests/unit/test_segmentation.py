@@ -18,13 +18,23 @@ from graphmem.config import Settings
 from graphmem.eval.calibration import calibrate
 from graphmem.ingest.boundary_model import FEATURES, BoundaryModel, fit_logistic, load_model
 from graphmem.ingest.event_layer import name_tokens, summarise
-from graphmem.ingest.segmentation import SegmentationConfig, candidate_cuts, pearson_mi, segment
+from graphmem.ingest.loaders import parse_file
+from graphmem.ingest.segmentation import (
+    SegmentationConfig,
+    candidate_cuts,
+    pearson_mi,
+    segment,
+    session_chunks,
+    warmed_embedder,
+)
 from graphmem.ingest.topics import TurnTopic, rule_topics, topic_texts
+from graphmem.models import SessionRecord, TurnRecord
 from graphmem.prompts.intent import IntentOutput
-from graphmem.providers.embedder import SentenceTransformerEmbedder
+from graphmem.providers.embedder import HashEmbedder, SentenceTransformerEmbedder
 from graphmem.providers.llm import OpenAICompatibleLLM
+from graphmem.text import turn_text
 
-from helpers import ScriptedServer
+from helpers import SAMPLE, ScriptedServer
 
 POTTERY = [
     "I signed up for a pottery class at the community centre.",
@@ -205,12 +215,6 @@ def test_calibration_fits_weights_and_a_threshold(embedder: Any, tmp_path: Path)
 
 
 def test_a_warmed_embedder_segments_every_session_as_before_with_one_model_call() -> None:
-    from graphmem.ingest.loaders import parse_file
-    from graphmem.ingest.segmentation import warmed_embedder
-    from graphmem.providers.embedder import HashEmbedder
-    from graphmem.text import turn_text
-
-    from helpers import SAMPLE
 
     class Counting(HashEmbedder):
         def __init__(self) -> None:
@@ -237,8 +241,6 @@ def test_a_warmed_embedder_segments_every_session_as_before_with_one_model_call(
 
 
 def test_sessions_are_warmed_in_chunks_of_bounded_size() -> None:
-    from graphmem.ingest.segmentation import session_chunks
-    from graphmem.models import SessionRecord, TurnRecord
 
     def session(key: str, n: int) -> SessionRecord:
         return SessionRecord(key=key, index=0, turns=tuple(
