@@ -4,7 +4,8 @@
 
 Prints Markdown: evidence recall of every strategy in each run at each budget with latency
 (best of each column in bold), the ranker's out-of-fold recall per split and fold, its gamma
-sweep, what leaving out each feature family costs, and the gradient-boosted comparison.
+sweep, what leaving out each feature family costs, and the pointwise and gradient-boosted
+comparisons.
 """
 
 from __future__ import annotations
@@ -68,7 +69,11 @@ def ranker_tables(metrics: dict[str, Any]) -> str:
             cells = [f"{100 * (per[s][b] - metrics['out_of_fold'][s][b]):+.1f}"
                      for s in splits for b in budgets]
             out.append(f"| {family} | " + " | ".join(cells) + " |")
-        out += ["", "Gradient-boosted trees instead of the logistic ranker (out of fold):", "",
+        if "pointwise_out_of_fold" in metrics:
+            out += ["", "One logistic regression over every candidate row (pointwise) instead "
+                    "of the listwise fit (out of fold):", "", head, rule]
+            out += [row(split, v) for split, v in metrics["pointwise_out_of_fold"].items()]
+        out += ["", "Gradient-boosted trees instead of the linear ranker (out of fold):", "",
                 head, rule]
         out += [row(split, v) for split, v in metrics["gbm_out_of_fold"].items()]
     return "\n".join(out)

@@ -1,13 +1,15 @@
 """Run every strategy on the dev splits and refresh docs/results.md.
 
     python benchmarks/run_all.py [--data-dir ../shared/data] [--skip-long] [--llm]
-                                 [--limit N] [--reuse]
+                                 [--limit N] [--reuse [--rerun STRATEGY ...]]
 
 Writes each run's JSON, Markdown and PNG under docs/results/ (kept in the repository: the
 notebook notebooks/results.ipynb draws from them) and stitches the tables and plots into
 docs/results.md. Uses the same code path as `graphmem eval ...`, at 500, 1,000, 2,000 and
 4,000 tokens. With --reuse, a split whose JSON under docs/results/ already holds every strategy
-for the same sample is not run again (its run time is then the one recorded).
+for the same sample is not run again (its run time is then the one recorded); --rerun NAME
+(repeatable) measures that strategy again in each kept split and keeps the others' results, for
+when one strategy changed (a retrained ranker).
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import argparse
 import json
 import platform
 import time
+from dataclasses import replace
 from datetime import date
 from pathlib import Path
 from typing import Any
@@ -46,7 +49,11 @@ def main() -> None:
     parser.add_argument("--limit", type=int, default=None, help="questions per split (a sample)")
     parser.add_argument("--reuse", action="store_true",
                         help="keep a split's results when they hold every strategy already")
+    parser.add_argument("--rerun", action="append", default=[], choices=strategy_names(),
+                        help="with --reuse: measure this strategy again in the kept splits")
     args = parser.parse_args()
+    if args.rerun and not args.reuse:
+        parser.error("--rerun refreshes kept results: give --reuse too")
     strategies = strategy_names()
     sections: list[str] = []
     runs = [("locomo", args.data_dir / "locomo" / "locomo_dev.json"),
@@ -64,9 +71,19 @@ def main() -> None:
                 report = run_retrieval_eval(memory, dataset, data, options)  # type: ignore[arg-type]
                 report["run_seconds"] = round(time.perf_counter() - began)
                 write_report(report, out)
+            elif args.rerun:
+                fresh = run_retrieval_eval(memory, dataset, data,  # type: ignore[arg-type]
+                                           replace(options, strategies=args.rerun))
+                report["strategies"].update(fresh["strategies"])
+                report["rerun"] = {**report.get("rerun", {}),
+                                   **{name: str(date.today()) for name in args.rerun}}
+                write_report(report, out)
             took = report.get("run_seconds")
             sections.append(retrieval_markdown(report).replace("# ", "## ", 1)
-                            + (f"\n(run took {took} s)\n\n" if took else "\n")
+                            + (f"\n(run took {took} s)\n" if took else "\n")
+                            + "".join(f"({name} measured again on {day})\n"
+                                      for name, day in report.get("rerun", {}).items())
+                            + "\n"
                             + _picture(out))
     embedder = SentenceTransformerEmbedder.from_settings(Settings())
     for name, methods in SEGMENTATION.items():

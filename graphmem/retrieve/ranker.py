@@ -1,4 +1,5 @@
-"""The fused strategy's learned ranker: a logistic regression over :mod:`features`, loaded from
+"""The fused strategy's learned ranker: P(evidence) = sigmoid(w . z + b) over the standardised
+:mod:`features` (fitted question by question, :mod:`graphmem.eval.listwise`), loaded from
 a small JSON file (``fusion_ranker.json``, written by ``graphmem eval train-ranker``) with its
 training metrics, and the packing rule it was tuned with.
 
