@@ -2,11 +2,12 @@
 once and print, as JSON, the hits each search found, how many searches were tried and every
 error met.
 
-    python tests/ppr_worker.py THREADS START SEED SPACE...
+    python tests/ppr_worker.py THREADS SEED SPACE...
 
-START is a wall-clock time (seconds since the epoch) shared by every process of the test: the
-spaces searched follow phases of the clock, not of each thread's progress, so a slow machine
-cannot blur the phases into each other.
+Once its models are loaded the process prints "ready" and reads from standard input a start
+time (seconds since the epoch) that the test gives every process once all are ready: the spaces
+searched follow phases of that shared clock, not of each thread's progress, so a slow machine
+can neither blur the phases into each other nor leave a process loading past the last phase.
 """
 
 from __future__ import annotations
@@ -32,13 +33,15 @@ def phase_spaces(phase: int, spaces: list[str]) -> list[str]:
 
 
 def main() -> None:
-    threads, start, seed = int(sys.argv[1]), float(sys.argv[2]), int(sys.argv[3])
-    spaces = sys.argv[4:]
+    threads, seed = int(sys.argv[1]), int(sys.argv[2])
+    spaces = sys.argv[3:]
     found: list[dict[str, object]] = []
     errors: list[str] = []
     tried = [0] * threads  # one count per thread: no two threads add to one number
     with Memory() as memory:
         memory.warm_up()  # models loaded before the clock starts
+        print("ready", flush=True)
+        start = float(sys.stdin.readline())
 
         def work(n: int) -> None:
             pick = random.Random(seed * 100 + n)

@@ -32,12 +32,17 @@ def test_concurrent_ppr_searches_never_fail(memory: Memory) -> None:
         env = {**os.environ, "GRAPHMEM_MAX_PROJECTIONS": "2",
                "GRAPHMEM_PROJECTION_GRACE": "1",
                "PYTHONPATH": os.pathsep.join([str(TESTS), os.environ.get("PYTHONPATH", "")])}
-        start = time.time() + 8  # every process has loaded its models by then
         runs = [subprocess.Popen([sys.executable, str(TESTS / "ppr_worker.py"), str(THREADS),
-                                  str(start), str(seed), *spaces],
-                                 env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                 text=True) for seed in range(PROCESSES)]
-        outputs = [run.communicate(timeout=600) for run in runs]
+                                  str(seed), *spaces],
+                                 env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                 stderr=subprocess.PIPE, text=True) for seed in range(PROCESSES)]
+        for run in runs:  # the clock starts once every process has loaded its models
+            assert run.stdout is not None and run.stderr is not None
+            if run.stdout.readline().strip() != "ready":
+                run.wait(timeout=60)
+                raise AssertionError(run.stderr.read()[-2000:])
+        start = time.time() + 0.5
+        outputs = [run.communicate(f"{start}\n", timeout=600) for run in runs]
         for run, (_, err) in zip(runs, outputs, strict=True):
             assert run.returncode == 0, err[-2000:]
         reports = [json.loads(out) for out, _ in outputs]
