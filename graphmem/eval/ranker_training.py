@@ -21,7 +21,7 @@ import statistics
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 
@@ -39,6 +39,7 @@ from graphmem.retrieve.space_index import space_turns
 BUDGETS = (500, 1000, 2000, 4000)
 GAMMAS = (0.0, 0.25, 0.5, 0.75, 1.0)
 Log = Callable[[str], None]
+Objective = Literal["listwise", "pointwise"]
 
 
 @dataclass
@@ -115,7 +116,7 @@ def folds_of(samples: Sequence[Sample], folds: int) -> np.ndarray:
 
 
 def fit(samples: Sequence[Sample], columns: Sequence[int], c: float = 1.0,
-        objective: str = "listwise") -> Ranker:
+        objective: Objective = "listwise") -> Ranker:
     """A ranker over ``columns``: by default fitted question by question (:mod:`listwise`);
     ``objective="pointwise"`` fits one logistic regression over every candidate row."""
     from sklearn.linear_model import LogisticRegression
@@ -141,13 +142,13 @@ def recall(sample: Sample, p: np.ndarray, budget: int, gamma: float,
 
 
 def out_of_fold(samples: Sequence[Sample], fold: np.ndarray, columns: Sequence[int],
-                model: str = "listwise") -> list[np.ndarray]:
+                model: Objective | Literal["gbm"] = "listwise") -> list[np.ndarray]:
     """Each question's P from a model that never saw its conversation: ``model`` is a
     :func:`fit` objective (listwise, pointwise) or "gbm"."""
     scores: list[np.ndarray] = [np.zeros(0)] * len(samples)
     for k in sorted(set(fold.tolist())):
         train = [s for s, f in zip(samples, fold, strict=True) if f != k]
-        if model != "gbm":
+        if model == "listwise" or model == "pointwise":
             ranker = fit(train, columns, objective=model)
             for i in np.flatnonzero(fold == k).tolist():
                 scores[i] = ranker.probabilities(samples[i].x)
