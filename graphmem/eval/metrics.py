@@ -1,13 +1,20 @@
-"""Evidence recall within a budget, and latency percentiles. Pure functions."""
+"""Evidence recall and answer recall within a budget, and latency percentiles. Pure functions."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping, Sequence
 
 from graphmem.models import Hit
 from graphmem.retrieve.packing import pack
 
 MAX_SOURCES_FOR_CREDIT = 3
+# Lucene's English stop words: no answer is found by them
+STOP_WORDS = frozenset((
+    "a", "an", "and", "are", "as", "at", "be", "but", "by", "for", "if", "in", "into", "is", "it",
+    "no", "not", "of", "on", "or", "such", "that", "the", "their", "then", "there", "these",
+    "they", "this", "to", "was", "will", "with"))
+WORD = re.compile(r"\w+")
 
 
 def covered_turns(
@@ -35,6 +42,20 @@ def evidence_recall(hits: Sequence[Hit], budget: int,
     chosen = set(packed.included)
     included = [hit for hit in hits if hit.id in chosen]
     return len(covered_turns(included, packed.context, evidence_texts)) / len(evidence_texts)
+
+
+def answer_words(answer: str, question: str) -> set[str]:
+    """The gold answer's words a context should hold: lower case, neither stop words nor
+    words of the question (a name the question gives away proves nothing)."""
+    asked = set(WORD.findall(question.lower()))
+    return {w for w in WORD.findall(answer.lower()) if w not in STOP_WORDS and w not in asked}
+
+
+def answer_recall(context: str, words: set[str]) -> float:
+    """Share of ``words`` (see :func:`answer_words`) that appear in the context as words."""
+    if not words:
+        raise ValueError("an answer without words to find has no answer recall")
+    return len(words & set(WORD.findall(context.lower()))) / len(words)
 
 
 def percentile(values: Iterable[float], q: float) -> float:

@@ -19,7 +19,7 @@ import inspect
 import pickle
 import statistics
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
@@ -29,12 +29,14 @@ from graphmem.eval.listwise import fit_listwise
 from graphmem.eval.runner import ingest_spaces, load_questions, sample, space_prefix
 from graphmem.retrieve import candidates as candidates_module
 from graphmem.retrieve import features as features_module
+from graphmem.retrieve import statements as statements_module
 from graphmem.retrieve.base import Query, RetrievalContext, space_state
 from graphmem.retrieve.candidates import OPTIONAL_LAYERS, Pools, gather
 from graphmem.retrieve.features import FAMILIES, FEATURES, analyse, candidate_rows, matrix
 from graphmem.retrieve.fused import packing_inputs, select
 from graphmem.retrieve.ranker import Ranker
 from graphmem.retrieve.space_index import space_turns
+from graphmem.retrieve.statements import turn_statements
 
 BUDGETS = (500, 1000, 2000, 4000)
 GAMMAS = (0.0, 0.25, 0.5, 0.75, 1.0)
@@ -56,10 +58,12 @@ class Sample:
     heads: list[int]
     sessions: list[str]
     evidence: int  # gold evidence turns, reached or not
+    shorts: list[int | None] = field(default_factory=list)  # statement costs; [] for none
 
 
 def _version(prefix: str) -> str:
-    code = inspect.getsource(features_module) + inspect.getsource(candidates_module)
+    code = "".join(inspect.getsource(m) for m in (features_module, candidates_module,
+                                                   statements_module))
     return hashlib.sha256(f"{prefix}|{FEATURES}|{code}".encode()).hexdigest()[:12]
 
 
@@ -92,9 +96,11 @@ def collect(memory: Any, dataset: str, data: Path, log: Log = lambda _: None,
         rows = candidate_rows(table, signals)
         x = matrix(table, signals, analyse(ctx.query), rows)
         y = np.asarray([table.rows[r].source_id in q.evidence for r in rows], dtype=np.int8)
-        costs, heads, sessions = packing_inputs(table, rows)
+        held = signals.held.sources.get("edus") if signals.held is not None else None
+        statements = turn_statements(ctx, state, table, rows, held)
+        costs, heads, sessions, shorts = packing_inputs(table, rows, statements)
         out.append(Sample(dataset, data.name, q.conversation, q.category, x, y, costs, heads,
-                          sessions, len(q.evidence)))
+                          sessions, len(q.evidence), shorts))
     cache.parent.mkdir(parents=True, exist_ok=True)
     cache.write_bytes(pickle.dumps(out))
     return out
@@ -136,9 +142,11 @@ def fit(samples: Sequence[Sample], columns: Sequence[int], c: float = 1.0,
 
 
 def recall(sample: Sample, p: np.ndarray, budget: int, gamma: float,
-           headers: bool = True) -> float:
-    chosen = select(sample.costs, sample.heads, sample.sessions, p, budget, gamma, headers)
-    return float(sample.y[chosen].sum()) / sample.evidence if chosen else 0.0
+           headers: bool = True, statements: bool = True) -> float:
+    """Evidence recall after packing; ``statements`` False shows every turn whole."""
+    chosen = select(sample.costs, sample.heads, sample.sessions, p, budget, gamma, headers,
+                    sample.shorts if statements and sample.shorts else None)
+    return float(sum(int(sample.y[n]) for n, _ in chosen)) / sample.evidence
 
 
 def out_of_fold(samples: Sequence[Sample], fold: np.ndarray, columns: Sequence[int],
@@ -170,12 +178,13 @@ def _fit_gbm(train: Sequence[Sample], columns: Sequence[int]) -> Any:
 
 
 def recalls(samples: Sequence[Sample], scores: Sequence[np.ndarray], gamma: float,
-            mask: Sequence[bool] | None = None, headers: bool = True) -> dict[str, float]:
+            mask: Sequence[bool] | None = None, headers: bool = True,
+            statements: bool = True) -> dict[str, float]:
     """Mean recall at each budget over the questions ``mask`` keeps (all by default)."""
     keep = mask if mask is not None else [True] * len(samples)
     out = {}
     for budget in BUDGETS:
-        values = [recall(s, p, budget, gamma, headers)
+        values = [recall(s, p, budget, gamma, headers, statements)
                   for s, p, k in zip(samples, scores, keep, strict=True) if k]
         out[str(budget)] = round(statistics.fmean(values), 4) if values else float("nan")
     return out
@@ -209,6 +218,10 @@ def train(samples: Sequence[Sample], folds: int, out: Path, sources: list[str],
         "day_on_every_line": {d: recalls(samples, oof, gamma, of[d], headers=False)
                               for d in datasets},
     }
+    whole = {str(g): recalls(samples, oof, g, statements=False) for g in GAMMAS}
+    whole_gamma = max(GAMMAS, key=lambda g: _mean_recall(whole[str(g)]))
+    metrics["whole_turns_only"] = {"gamma": whole_gamma, "pooled": whole[str(whole_gamma)], **{
+        d: recalls(samples, oof, whole_gamma, of[d], statements=False) for d in datasets}}
     if ablate:
         drop: dict[str, Any] = {}
         for family, names in FAMILIES.items():

@@ -39,6 +39,13 @@ def retrieval_markdown(report: dict[str, Any]) -> str:
         per = entry["evidence_recall_by_category"]
         lines.append(f"| {name} | " + " | ".join(_pct(per.get(c, {}).get(middle))
                                                  for c in categories) + " |")
+    if any(e.get("answer_recall") for e in strategies.values()):
+        lines += ["", "Answer recall (the gold answer's words found in the context) in %:", "",
+                  "| strategy | " + " | ".join(f"@{b}" for b in budgets) + " |",
+                  "|" + "---|" * (len(budgets) + 1)]
+        for name, entry in strategies.items():
+            got = entry.get("answer_recall") or {}
+            lines.append(f"| {name} | " + " | ".join(_pct(got.get(b)) for b in budgets) + " |")
     qa_rows = [(n, e["qa"]) for n, e in strategies.items() if e.get("qa")]
     if qa_rows:
         lines += ["", "| strategy | F1 | LoCoMo F1 | BLEU-1 | judge | tokens |",

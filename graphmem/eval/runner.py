@@ -21,7 +21,7 @@ from tqdm import tqdm
 
 from graphmem.client import Memory
 from graphmem.eval.datasets import Question, locomo_questions, longmemeval_questions
-from graphmem.eval.metrics import covered_turns, percentile
+from graphmem.eval.metrics import answer_recall, answer_words, covered_turns, percentile
 from graphmem.eval.qa import QAScorer
 from graphmem.ingest.layers import LAYERS, parse_names
 from graphmem.ingest.loaders import parse_file
@@ -50,6 +50,7 @@ class _Tally:
     by_category: dict[str, dict[int, list[float]]] = field(
         default_factory=lambda: defaultdict(lambda: defaultdict(list)))
     sessions: dict[int, list[float]] = field(default_factory=lambda: defaultdict(list))
+    answers: dict[int, list[float]] = field(default_factory=lambda: defaultdict(list))
     tokens: dict[int, list[int]] = field(default_factory=lambda: defaultdict(list))
     latency: list[float] = field(default_factory=list)
 
@@ -125,6 +126,9 @@ def _score(result: SearchResult, budget: int, question: Question,
         recall = len(covered) / len(question.evidence)
         tally.recall[budget].append(recall)
         tally.by_category[question.category][budget].append(recall)
+    words = answer_words(question.answer, question.question)
+    if words:
+        tally.answers[budget].append(answer_recall(packed.context, words))
     gold_sessions = question.extra.get("answer_sessions")
     if gold_sessions:
         seen = {_session_key(h) for h in included if len(h.source_ids) <= 3}
@@ -166,6 +170,7 @@ def run_retrieval_eval(memory: Memory, dataset: Dataset, data: Path,
                 cat: {str(b): _mean(per[b]) for b in shown}
                 for cat, per in sorted(tally.by_category.items())
             },
+            "answer_recall": {str(b): _mean(tally.answers[b]) for b in shown},
             "latency_ms": {"p50": round(percentile(tally.latency, 50), 1),
                            "p95": round(percentile(tally.latency, 95), 1)},
             "ingest_seconds": round(ingest_seconds, 2),

@@ -64,6 +64,7 @@ class Signals:
 
     ranks: dict[str, dict[int, tuple[int, float]]] = field(default_factory=dict)
     sources: tuple[str, ...] = ()  # the sources that ran
+    held: SpaceVectors | None = None  # the space's vectors, when the client holds them
 
     def add(self, source: str, row: int | None, rank: int, score: float) -> None:
         if row is None:
@@ -96,6 +97,7 @@ def gather(ctx: RetrievalContext, state: SpaceState, table: SpaceTurns, pools: P
     dense = [s for s in use if s in DENSE_SOURCES]
     held = space_vectors(ctx.store, state, dense) if dense else None
     if held is not None:
+        signals.held = held
         query = np.asarray(ctx.query.embedding, dtype=np.float32)
         _score_held(signals, held, query, pools, at)
     reads = sorted((s for s in use if s != "bm25" and (held is None or s not in dense)),

@@ -8,9 +8,10 @@
    persons and dates the question names, position, length.
 3. One learned ranking (:mod:`ranker`): P(the turn is evidence).
 4. Packing: turns by P / tokens ** gamma (gamma chosen on held-out conversations when the
-   ranker was trained) until the budget is spent, each turn once; the context shows them
-   session by session in time order, the session's day once as a header (``[8 May 2023]``)
-   instead of on every line.
+   ranker was trained) until the budget is spent, each turn once, either whole or by its
+   statement nearest the question where the EDU layer offers a cheaper one (:mod:`statements`);
+   the context shows them session by session in time order, the session's day once as a
+   header (``[8 May 2023]``) instead of on every line.
 
 Only the space's own data enters any score, so a tenant's ranking does not move when another
 tenant adds data.
@@ -35,6 +36,7 @@ from graphmem.retrieve.features import analyse, candidate_rows, matrix
 from graphmem.retrieve.packing import count_tokens
 from graphmem.retrieve.ranker import load_ranker
 from graphmem.retrieve.space_index import SpaceTurns, TurnRow, space_turns
+from graphmem.retrieve.statements import Statement, turn_statements
 from graphmem.retrieve.turns import TurnSearch, TurnSearchConfig
 from graphmem.text import format_date
 
@@ -48,6 +50,7 @@ class FusedConfig:
     model: str | None = None  # a ranker file; None: the shipped one
     gamma: float | None = None  # None: the ranker's own
     headers: bool = True  # one date header per session; False: the day on every line
+    statements: bool = True  # a turn may be shown by its statement nearest the question
     pools: Pools = field(default_factory=Pools)
 
 
@@ -58,43 +61,72 @@ def header(turn: TurnRow) -> str:
 
 
 def select(costs: list[int], heads: list[int], sessions: list[str], p: np.ndarray,
-           budget: int, gamma: float, headers: bool = True) -> list[int]:
-    """Which candidates to show within ``budget``, by P / tokens ** gamma: a candidate costs
-    its line, and its session's header once (``headers``) or on every line."""
-    order = sorted(range(len(costs)), key=lambda n: (-p[n] / max(1, costs[n]) ** gamma, n))
+           budget: int, gamma: float, headers: bool = True,
+           shorts: list[int | None] | None = None) -> list[tuple[int, bool]]:
+    """Which candidates to show within ``budget``, and whether whole (True) or by their
+    statement (False), as (candidate, whole) in the order chosen.
+
+    A candidate costs its line, and its session's header once (``headers``) or on every line.
+    ``shorts`` gives each candidate's statement cost where a statement is cheaper than the
+    line (None elsewhere). Every way of showing a candidate is worth its P: the statement
+    covers its turn. The ways go in order of P / cost ** gamma; a candidate already shown by
+    its statement is shown whole instead when its line's turn comes and the budget has room
+    for the difference."""
+    short = shorts if shorts is not None else [None] * len(costs)
+    ways: list[tuple[float, int, int, bool]] = []  # (P per cost, candidate, cost, whole)
+    for n, cost in enumerate(costs):
+        ways.append((p[n] / max(1, cost) ** gamma, n, cost, True))
+        cheaper = short[n]
+        if cheaper is not None and cheaper < cost:
+            ways.append((p[n] / max(1, cheaper) ** gamma, n, cheaper, False))
+    ways.sort(key=lambda w: (-w[0], w[1], not w[3]))
     opened: set[str] = set()
     used = 0
-    chosen: list[int] = []
-    for n in order:
-        extra = heads[n] if not headers or sessions[n] not in opened else 0
-        if used + costs[n] + extra > budget:
+    shown: dict[int, tuple[int, bool]] = {}  # candidate -> (its line's cost, whole)
+    for _, n, cost, whole in ways:
+        if n in shown:
+            spent, was_whole = shown[n]
+            if whole and not was_whole and used - spent + cost <= budget:
+                used += cost - spent
+                shown[n] = (cost, True)
             continue
-        used += costs[n] + extra
+        extra = heads[n] if not headers or sessions[n] not in opened else 0
+        if used + cost + extra > budget:
+            continue
+        used += cost + extra
         opened.add(sessions[n])
-        chosen.append(n)
-    return chosen
+        shown[n] = (cost, whole)
+    return [(n, whole) for n, (_, whole) in shown.items()]
 
 
-def packing_inputs(table: SpaceTurns, rows: list[int]) -> tuple[list[int], list[int], list[str]]:
-    """Each candidate's line cost, header cost and session, for :func:`select`."""
+def packing_inputs(table: SpaceTurns, rows: list[int],
+                   statements: list[Statement | None] | None = None
+                   ) -> tuple[list[int], list[int], list[str], list[int | None]]:
+    """Each candidate's line cost, header cost, session and statement cost (None without a
+    statement), for :func:`select`."""
     turns = [table.rows[r] for r in rows]
+    shorts = [None if st is None else st.tokens for st in statements or [None] * len(rows)]
     return ([t.tokens for t in turns], [count_tokens(header(t)) for t in turns],
-            [t.session_id for t in turns])
+            [t.session_id for t in turns], shorts)
 
 
-def render(table: SpaceTurns, chosen: list[tuple[int, float]], headers: bool = True) -> list[Hit]:
-    """The chosen turns as hits in time order; the first of each session carries its day."""
+def render(table: SpaceTurns, chosen: list[tuple[int, float, Statement | None]],
+           headers: bool = True) -> list[Hit]:
+    """The chosen turns (each whole, or by its statement when one is given) as hits in time
+    order; the first of each session carries its day."""
     hits: list[Hit] = []
     last = None
-    for r, prob in sorted(chosen, key=lambda c: c[0]):
+    for r, prob, statement in sorted(chosen, key=lambda c: c[0]):
         turn = table.rows[r]
         top = header(turn)
+        line = turn.line if statement is None else statement.line
         if headers:
-            text = f"{top}\n{turn.line}" if top and turn.session_id != last else turn.line
+            text = f"{top}\n{line}" if top and turn.session_id != last else line
         else:
-            text = f"{top} {turn.line}" if top else turn.line
+            text = f"{top} {line}" if top else line
         last = turn.session_id
-        hits.append(Hit(id=turn.id, kind="turn", score=prob, text=text,
+        hits.append(Hit(id=turn.id if statement is None else statement.id,
+                        kind="turn" if statement is None else "edu", score=prob, text=text,
                         source_turn_ids=[turn.id], source_ids=[turn.source_id],
                         session_id=turn.session_id, started_at=turn.started_at,
                         date_text=turn.date_text, speaker=turn.speaker))
@@ -122,5 +154,9 @@ class FusedSearch(Strategy[FusedConfig]):
         rows = candidate_rows(table, signals)
         p = ranker.probabilities(matrix(table, signals, analyse(ctx.query), rows))
         gamma = ranker.gamma if c.gamma is None else c.gamma
-        chosen = select(*packing_inputs(table, rows), p, budget, gamma, c.headers)
-        return render(table, [(rows[n], float(p[n])) for n in chosen], c.headers)
+        held = signals.held.sources.get("edus") if signals.held is not None else None
+        statements = turn_statements(ctx, state, table, rows, held) if c.statements else None
+        costs, heads, sessions, shorts = packing_inputs(table, rows, statements)
+        chosen = select(costs, heads, sessions, p, budget, gamma, c.headers, shorts)
+        return render(table, [(rows[n], float(p[n]), None if whole or statements is None
+                               else statements[n]) for n, whole in chosen], c.headers)

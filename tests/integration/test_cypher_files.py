@@ -713,6 +713,38 @@ def _space_vectors(store: GraphStore, space: str, memory: Memory) -> None:
                       vectors=True) == []
 
 
+@case("retrieve/turn_statements")
+def _turn_statements(store: GraphStore, space: str, memory: Memory) -> None:
+    dog, first = turn_id(space, KEY, "s2:1"), turn_id(space, KEY, "s1:1")
+    ids = [dog, first, turn_id(space, KEY, "nope")]
+    by_name = {r["turn_id"]: r for r in store.read(
+        "retrieve/turn_statements", space=space, turn_ids=ids,
+        embedding=vector(memory, "a greyhound called Pepper"))}
+    assert set(by_name) == {dog, first}  # one row per turn that has a statement
+    assert "greyhound" in by_name[dog]["text"] and "adopted" not in by_name[dog]["text"]
+    again = store.read("retrieve/turn_statements", space=space, turn_ids=[dog],
+                       embedding=vector(memory, "Maya adopted a dog"))
+    assert "adopted" in again[0]["text"] and 0.5 < again[0]["score"] <= 1.0
+    [row] = query_rows(store, "MATCH (e:EDU {id: $id})-[:FROM_TURN]->(t:Turn) "
+                              "RETURN e.kind AS kind, collect(t.id) AS turns", id=again[0]["id"])
+    assert row == {"kind": "edu", "turns": [dog]}
+    assert store.read("retrieve/turn_statements", space="elsewhere", turn_ids=ids,
+                      embedding=vector(memory, "dog")) == []
+
+
+@case("retrieve/space_statements")
+def _space_statements(store: GraphStore, space: str, memory: Memory) -> None:
+    rows = store.read("retrieve/space_statements", space=space)
+    assert rows and [r["id"] for r in rows] == sorted(r["id"] for r in rows)
+    kinds = query_rows(store, "UNWIND $ids AS id MATCH (e:EDU {id: id})-[:FROM_TURN]->(t) "
+                              "RETURN id, e.kind AS kind, count(t) AS turns",
+                       ids=[r["id"] for r in rows])
+    assert {(k["kind"], k["turns"]) for k in kinds} == {("edu", 1)}
+    dog = turn_id(space, KEY, "s2:1")
+    assert any("greyhound" in r["text"] for r in rows if r["turn_id"] == dog)
+    assert store.read("retrieve/space_statements", space="elsewhere") == []
+
+
 @case("retrieve/space_vectors_by_id")
 def _space_vectors_by_id(store: GraphStore, space: str, memory: Memory) -> None:
     kinds = ["vector", "units", "edus", "scenes", "episodes"]

@@ -1,6 +1,7 @@
 """Strategy `graphmem` on the real Neo4j: the answer within a small budget, one date header per
 session, every layer the space holds used (and a space with raw turns only still served), and
-rankings that do not move when another tenant adds data, where Lucene's BM25 scores do."""
+rankings that do not move when another tenant adds data, where Lucene's BM25 scores do, and a
+turn's statement shown in its place when the turn does not fit."""
 
 from __future__ import annotations
 
@@ -16,11 +17,13 @@ import pytest
 from graphmem.client import Memory
 from graphmem.retrieve.base import Query, RetrievalContext, space_state
 from graphmem.retrieve.candidates import OPTIONAL_LAYERS, Pools, gather
+from graphmem.retrieve.features import candidate_rows
 from graphmem.retrieve.packing import count_tokens
 from graphmem.retrieve.space_index import space_turns
 from graphmem.retrieve.space_vectors import SPACE_VECTORS, read_space_vectors
+from graphmem.retrieve.statements import turn_statements
 
-from helpers import SAMPLE
+from helpers import SAMPLE, query_rows
 
 HEADER = re.compile(r"^\[\d{1,2} \w+ \d{4}\]$", re.MULTILINE)
 
@@ -178,3 +181,38 @@ def test_a_space_too_large_for_the_client_table_is_served_as_turns(
     assert [h.id for h in fused.hits] != [h.id for h in large.hits]  # the ranker did not run
     warned = [r.getMessage() for r in caplog.records if "CLIENT_TABLE_MAX_TURNS" in r.getMessage()]
     assert len(warned) == 1 and "17 turns" in warned[0]  # once per space
+
+
+def test_a_statement_stands_in_for_its_turn_when_the_budget_is_tight(memory: Memory,
+                                                                     space: str) -> None:
+    memory.ingest(SAMPLE, space=space)
+    question = "Which rescue did Pepper come from, and how long does she sleep?"
+    # 20 tokens: the answer's turn (s2:3) does not fit whole, its statement does
+    tight = memory.search(question, space=space, strategy="graphmem", budget=20)
+    whole = memory.search(question, space=space, strategy="graphmem-turns", budget=20)
+    assert "s2:3" not in {i for h in whole.hits for i in h.source_ids}
+    assert all(h.kind == "turn" for h in whole.hits)
+    [hit] = tight.hits
+    assert (hit.kind, hit.source_ids) == ("edu", ["s2:3"])
+    assert tight.context == "[18 March 2024]\nMaya: She sleeps about twenty hours a day."
+    assert tight.context_tokens <= 20
+    [row] = query_rows(memory.store, "MATCH (e:EDU {id: $id})-[:FROM_TURN]->(t:Turn) "
+                                     "RETURN t.source_id AS turn", id=hit.id)
+    assert row == {"turn": "s2:3"}
+    # 30 tokens: room for the whole turn, which is shown instead
+    roomy = memory.search(question, space=space, strategy="graphmem", budget=30)
+    assert "Maya: Yes, from a rescue in Bristol. She sleeps about twenty hours a day." \
+        in roomy.context and all(h.kind == "turn" for h in roomy.hits)
+    # the client's scoring of the statements and Neo4j's choose the same ones
+    ctx = RetrievalContext(memory.store, memory.embedder, Query(question, memory.embedder))
+    state = space_state(memory.store, space, ("turns", *OPTIONAL_LAYERS))
+    table = space_turns(memory.store, state)
+    signals = gather(ctx, state, table, Pools())
+    rows = candidate_rows(table, signals)
+    assert signals.held is not None
+    held = turn_statements(ctx, state, table, rows, signals.held.sources["edus"])
+    neo4j = turn_statements(ctx, state, table, rows)
+    assert sum(st is not None for st in held) >= 10
+    assert [st and (st.id, st.line) for st in held] == [st and (st.id, st.line) for st in neo4j]
+    assert all(a is None or b is None or a.score == pytest.approx(b.score, abs=1e-5)
+               for a, b in zip(held, neo4j, strict=True))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from graphmem.eval.metrics import answer_recall, answer_words
 from graphmem.eval.qa_metrics import bleu1, locomo_f1, locomo_normalize, token_set_f1
 from graphmem.eval.segmentation import evaluate, pk, segment_ids, window_diff, window_size
 
@@ -77,3 +78,16 @@ def test_recall_plots_start_at_zero_and_segmentation_keeps_directions_apart() ->
     assert [t.get_text() for t in lower.get_legend().get_texts()] == ["Pk", "WindowDiff"]
     assert [t.get_text() for t in higher.get_legend().get_texts()] == ["boundary F1", "Score"]
     assert lower.get_ylim() == higher.get_ylim() == (0, 1)
+
+
+def test_answer_recall_counts_the_answer_words_the_question_does_not_give_away() -> None:
+    words = answer_words("Adoption agencies, in the city",
+                         "What did Caroline research in the city?")
+    assert words == {"adoption", "agencies"}  # stop words and the question's own words go
+    assert answer_recall("Caroline: I looked into adoption agencies last week.", words) == 1.0
+    assert answer_recall("[8 May 2023]\nCaroline researched ADOPTION law.", words) == 0.5
+    assert answer_recall("agencies-adoption", words) == 1.0  # words, whatever joins them
+    assert answer_recall("adoptions", words) == 0.0  # a whole word, not a part of one
+    assert answer_words("Caroline", "Who went to the group, Caroline?") == set()
+    with pytest.raises(ValueError, match="no answer recall"):
+        answer_recall("anything", set())

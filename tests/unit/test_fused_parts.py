@@ -22,6 +22,7 @@ from graphmem.retrieve.ranker import SHIPPED, from_json, load_ranker
 from graphmem.retrieve.space_cache import SpaceCache, forget_space
 from graphmem.retrieve.space_index import SpaceTurns, TurnRow, _stem, _stem_word
 from graphmem.retrieve.space_vectors import DenseUnits
+from graphmem.retrieve.statements import Statement, statement_line
 
 
 def table(*sessions: list[tuple[str, str]]) -> SpaceTurns:
@@ -121,24 +122,54 @@ def test_session_context_and_neighbours_two_away_stay_in_the_turns_session() -> 
 
 def test_packing_spends_one_header_per_session_and_respects_the_budget() -> None:
     rows = [0, 2, 4, 5]
-    costs, heads, sessions = packing_inputs(SPACE, rows)
+    costs, heads, sessions, shorts = packing_inputs(SPACE, rows)
     assert heads == [count_tokens("[1 March 2024]")] * 2 + [count_tokens("[2 March 2024]")] * 2
+    assert shorts == [None] * 4  # no statements given
     p = np.asarray([0.9, 0.8, 0.7, 0.1])
     budget = costs[0] + costs[1] + heads[0] + costs[2] + heads[2]
     chosen = select(costs, heads, sessions, p, budget, gamma=0.0)
-    assert chosen == [0, 1, 2]  # two sessions, two headers; the fourth does not fit
-    hits = render(SPACE, [(rows[n], float(p[n])) for n in chosen])
+    assert chosen == [(0, True), (1, True), (2, True)]  # two headers; the fourth does not fit
+    hits = render(SPACE, [(rows[n], float(p[n]), None) for n, _ in chosen])
     packed = pack(hits, budget)
     assert packed.included == [h.id for h in hits] and packed.tokens == budget
     assert packed.context.count("[1 March 2024]") == 1 and "[2 March 2024]" in packed.context
     assert packed.context.splitlines()[1] == "Maya: We adopted a greyhound called Pepper."
     assert all(len(h.source_ids) == 1 for h in hits)
     # without headers every line carries its day and costs it
-    flat = render(SPACE, [(rows[n], float(p[n])) for n in chosen], headers=False)
+    flat = render(SPACE, [(rows[n], float(p[n]), None) for n, _ in chosen], headers=False)
     assert flat[1].text == "[1 March 2024] Maya: A rescue in Bristol."
     # gamma 1 prefers evidence per token: a short turn over a longer, likelier one
     short = select([20, 4], [0, 0], ["a", "a"], np.asarray([0.5, 0.3]), 20, gamma=1.0)
-    assert short[0] == 1
+    assert short[0] == (1, True)
+
+
+def test_a_statement_stands_in_for_its_turn_and_gives_way_to_it_when_room_is_left() -> None:
+    costs, heads, sessions = [30, 30, 30], [0, 0, 0], ["a", "a", "a"]
+    p = np.asarray([0.9, 0.8, 0.7])
+    # whole turns only: two of three fit in 70 tokens
+    assert select(costs, heads, sessions, p, 70, gamma=1.0) == [(0, True), (1, True)]
+    # statements of 10 tokens: all three are shown, the likeliest whole (30 + 10 + 10 = 50),
+    # and the second too once its whole line's turn comes (its 20 more tokens fit in 70)
+    both = select(costs, heads, sessions, p, 70, gamma=1.0, shorts=[10, 10, 10])
+    assert dict(both) == {0: True, 1: True, 2: False}
+    # a tight budget keeps them all as statements
+    assert dict(select(costs, heads, sessions, p, 30, 1.0, shorts=[10, 10, 10])) == {
+        0: False, 1: False, 2: False}
+    # a statement no cheaper than its turn is not offered: the third turn's statement comes
+    # first (0.7 / 10), nothing else fits beside it, and it is shown whole in the end
+    assert dict(select(costs, heads, sessions, p, 30, 1.0, shorts=[30, None, 10])) == {
+        2: True}
+    # gamma 0 ranks by P alone: the whole of each turn comes before the next turn's statement
+    assert dict(select(costs, heads, sessions, p, 65, 0.0, shorts=[10, 10, 10])) == {
+        0: True, 1: True}
+    statement = Statement("e1", statement_line("Maya", "A rescue in Bristol."), 0.8)
+    hits = render(SPACE, [(0, 0.9, None), (2, 0.8, statement)])
+    assert hits[1].id == "e1" and hits[1].kind == "edu" and hits[1].text == statement.line
+    assert statement.line == "Maya: A rescue in Bristol."
+    assert hits[1].source_turn_ids == ["t0-2"] and hits[1].source_ids == ["D0:2"]
+    assert statement_line("Maya", "Maya adopted a dog.") == "Maya adopted a dog."
+    costs2, _, _, shorts2 = packing_inputs(SPACE, [0, 2], [None, statement])
+    assert shorts2 == [None, statement.tokens] and costs2[1] == SPACE.rows[2].tokens
 
 
 def test_ranker_file_round_trips_and_refuses_what_it_cannot_read(tmp_path: Path) -> None:
