@@ -35,6 +35,13 @@ def runs_table(report: dict[str, Any]) -> str:
                  else pct(e["evidence_recall"][b]) for b in budgets]
         lines.append(f"| `{name}` | " + " | ".join(cells)
                      + f" | {e['latency_ms']['p50']:.0f} | {e['latency_ms']['p95']:.0f} |")
+    if any(e.get("answer_recall") for e in entries.values()):
+        lines += ["", "Answer recall (the gold answer's words found in the context):", "",
+                  "| strategy | " + " | ".join(f"@{b}" for b in budgets) + " |",
+                  "|---|" + "---:|" * len(budgets)]
+        for name, e in entries.items():
+            got = e.get("answer_recall") or {}
+            lines.append(f"| `{name}` | " + " | ".join(pct(got.get(b)) for b in budgets) + " |")
     return "\n".join(lines)
 
 
@@ -53,6 +60,11 @@ def ranker_tables(metrics: dict[str, Any]) -> str:
     out += ["Out of fold:", "", head, rule]
     out += [row(split, values) for split, values in metrics["out_of_fold"].items()]
     out += [row(f"fold {k}", v) for k, v in metrics["per_fold"].items()]
+    if "whole_turns_only" in metrics:
+        whole = metrics["whole_turns_only"]
+        out += ["", f"Every turn shown whole, no statement in its place (out of fold, its own "
+                f"best gamma {whole['gamma']}):", "", head, rule]
+        out += [row(split, v) for split, v in whole.items() if split != "gamma"]
     if "day_on_every_line" in metrics:
         out += ["", "The day on every line instead of one header per session (out of fold):",
                 "", head, rule]
