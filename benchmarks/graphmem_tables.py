@@ -60,10 +60,10 @@ def ranker_tables(metrics: dict[str, Any]) -> str:
     out += ["Out of fold:", "", head, rule]
     out += [row(split, values) for split, values in metrics["out_of_fold"].items()]
     out += [row(f"fold {k}", v) for k, v in metrics["per_fold"].items()]
-    if "whole_turns_only" in metrics:
-        whole = metrics["whole_turns_only"]
-        out += ["", f"Every turn shown whole, no statement in its place (out of fold, its own "
-                f"best gamma {whole['gamma']}):", "", head, rule]
+    if "with_statements" in metrics:
+        whole = metrics["with_statements"]
+        out += ["", f"A turn's statement may stand in for it (`graphmem-statements`, out of "
+                f"fold, its own best gamma {whole['gamma']}):", "", head, rule]
         out += [row(split, v) for split, v in whole.items() if split != "gamma"]
     if "day_on_every_line" in metrics:
         out += ["", "The day on every line instead of one header per session (out of fold):",

@@ -6,10 +6,10 @@
 Writes each run's JSON, Markdown and PNG under docs/results/ (kept in the repository: the
 notebook notebooks/results.ipynb draws from them) and stitches the tables and plots into
 docs/results.md. Uses the same code path as `graphmem eval ...`, at 500, 1,000, 2,000 and
-4,000 tokens. With --reuse, a split whose JSON under docs/results/ already holds every strategy
-for the same sample is not run again (its run time is then the one recorded); --rerun NAME
-(repeatable) measures that strategy again in each kept split and keeps the others' results, for
-when one strategy changed (a retrained ranker).
+4,000 tokens. With --reuse, a split whose JSON under docs/results/ holds the same sample is not
+run again (its run time is then the one recorded): only the strategies it lacks are run, and
+--rerun NAME (repeatable) measures that strategy again in each kept split and keeps the others'
+results, for when one strategy changed (a retrained ranker).
 """
 
 from __future__ import annotations
@@ -71,17 +71,17 @@ def main() -> None:
                 report = run_retrieval_eval(memory, dataset, data, options)  # type: ignore[arg-type]
                 report["run_seconds"] = round(time.perf_counter() - began)
                 write_report(report, out)
-            elif args.rerun:
+            elif todo := sorted(set(args.rerun) | set(_lacking(report, options))):
                 fresh = run_retrieval_eval(memory, dataset, data,  # type: ignore[arg-type]
-                                           replace(options, strategies=args.rerun))
+                                           replace(options, strategies=todo))
                 report["strategies"].update(fresh["strategies"])
                 report["rerun"] = {**report.get("rerun", {}),
-                                   **{name: str(date.today()) for name in args.rerun}}
+                                   **{name: str(date.today()) for name in todo}}
                 write_report(report, out)
             took = report.get("run_seconds")
             sections.append(retrieval_markdown(report).replace("# ", "## ", 1)
                             + (f"\n(run took {took} s)\n" if took else "\n")
-                            + "".join(f"({name} measured again on {day})\n"
+                            + "".join(f"({name} measured apart from the rest on {day})\n"
                                       for name, day in report.get("rerun", {}).items())
                             + "\n"
                             + _picture(out))
@@ -107,10 +107,18 @@ def main() -> None:
     print(f"wrote {ROOT / 'docs' / 'results.md'}")
 
 
+def _lacking(report: dict[str, Any], options: EvalOptions) -> list[str]:
+    """The strategies of ``options`` that ``report`` lacks at some budget (added since)."""
+    held = report.get("strategies", {})
+    return [name for name in options.strategies
+            if name not in held or not all(str(b) in held[name]["evidence_recall"]
+                                           for b in options.budgets)]
+
+
 def _reusable(out: Path, dataset: str, data: Path,
               options: EvalOptions) -> dict[str, Any] | None:
-    """The results in ``out`` if they are of ``data`` with the same sample and hold every
-    strategy of ``options`` at its budgets."""
+    """The results in ``out`` if they are of ``data`` with the same sample (the strategies
+    they lack are then run alone: :func:`_lacking`)."""
     if not out.exists():
         return None
     report: dict[str, Any] = json.loads(out.read_text())
@@ -119,11 +127,7 @@ def _reusable(out: Path, dataset: str, data: Path,
     same = (Path(report.get("data", "")).name == data.name
             and report.get("n_questions_sampled") == len(questions)
             and report.get("seed") == options.seed)
-    held = report.get("strategies", {})
-    complete = all(name in held and all(str(b) in held[name]["evidence_recall"]
-                                        for b in options.budgets)
-                   for name in options.strategies)
-    return report if same and complete else None
+    return report if same else None
 
 
 def _picture(out: Path) -> str:

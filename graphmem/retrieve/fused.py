@@ -50,7 +50,7 @@ class FusedConfig:
     model: str | None = None  # a ranker file; None: the shipped one
     gamma: float | None = None  # None: the ranker's own
     headers: bool = True  # one date header per session; False: the day on every line
-    statements: bool = True  # a turn may be shown by its statement nearest the question
+    statements: bool = False  # True: a turn may be shown by its statement nearest the question
     pools: Pools = field(default_factory=Pools)
 
 

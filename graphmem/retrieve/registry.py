@@ -35,8 +35,10 @@ class Recipe:
 RECIPES: dict[str, Recipe] = {
     "graphmem": Recipe(FusedSearch, {}, "ours: every layer's candidates, one learned ranking, "
                        "packed by evidence per token with one date header per session"),
-    "graphmem-turns": Recipe(FusedSearch, {"statements": False},
-                             "ours: `graphmem` showing every turn whole, never a statement"),
+    "graphmem-statements": Recipe(FusedSearch, {"statements": True},
+                                  "ours: `graphmem` that may show a turn's statement nearest "
+                                  "the question in its place (more evidence credited, no more "
+                                  "answer words, lower sampled QA)"),
     "turns": Recipe(TurnSearch, {}, "BM25 and dense search over raw turns, fused by rank"),
     "turns-bm25": Recipe(TurnSearch, {"vector": False}, "the BM25 half of `turns`"),
     "turns-vector": Recipe(TurnSearch, {"bm25": False}, "the dense half of `turns`"),

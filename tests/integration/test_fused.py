@@ -188,8 +188,8 @@ def test_a_statement_stands_in_for_its_turn_when_the_budget_is_tight(memory: Mem
     memory.ingest(SAMPLE, space=space)
     question = "Which rescue did Pepper come from, and how long does she sleep?"
     # 20 tokens: the answer's turn (s2:3) does not fit whole, its statement does
-    tight = memory.search(question, space=space, strategy="graphmem", budget=20)
-    whole = memory.search(question, space=space, strategy="graphmem-turns", budget=20)
+    tight = memory.search(question, space=space, strategy="graphmem-statements", budget=20)
+    whole = memory.search(question, space=space, strategy="graphmem", budget=20)
     assert "s2:3" not in {i for h in whole.hits for i in h.source_ids}
     assert all(h.kind == "turn" for h in whole.hits)
     [hit] = tight.hits
@@ -200,7 +200,8 @@ def test_a_statement_stands_in_for_its_turn_when_the_budget_is_tight(memory: Mem
                                      "RETURN t.source_id AS turn", id=hit.id)
     assert row == {"turn": "s2:3"}
     # 30 tokens: room for the whole turn, which is shown instead
-    roomy = memory.search(question, space=space, strategy="graphmem", budget=30)
+    roomy = memory.search(question, space=space, strategy="graphmem-statements",
+                          budget=30)
     assert "Maya: Yes, from a rescue in Bristol. She sleeps about twenty hours a day." \
         in roomy.context and all(h.kind == "turn" for h in roomy.hits)
     # the client's scoring of the statements and Neo4j's choose the same ones

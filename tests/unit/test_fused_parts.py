@@ -221,16 +221,16 @@ def test_training_holds_conversations_out_and_learns_a_signal() -> None:
                         for s in samples])
     assert learned > 0.9 > shuffled + 0.3
     # statements of 3 tokens where turns cost 10: the same budget reaches more evidence, and
-    # leaving them out (statements=False) packs as before
+    # without them (the default) packing is as before
     for s in samples:
         s.shorts = [3] * len(s.costs)
     pairs = list(zip(samples, scores, strict=True))
-    short = np.mean([recall(s, p, 30, 1.0) for s, p in pairs])
-    whole = np.mean([recall(s, p, 30, 1.0, statements=False) for s, p in pairs])
+    short = np.mean([recall(s, p, 30, 1.0, statements=True) for s, p in pairs])
+    whole = np.mean([recall(s, p, 30, 1.0) for s, p in pairs])
     assert short > whole + 0.2
     for s in samples:
         s.shorts = []
-    assert np.mean([recall(s, p, 30, 1.0) for s, p in pairs]) == whole
+    assert np.mean([recall(s, p, 30, 1.0, statements=True) for s, p in pairs]) == whole
 
 
 def test_client_vectors_score_like_neo4j_and_break_ties_by_id() -> None:
