@@ -15,6 +15,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from graphmem.eval.report import answer_recall_table
 from graphmem.retrieve.ranker import SHIPPED
 
 
@@ -35,13 +36,7 @@ def runs_table(report: dict[str, Any]) -> str:
                  else pct(e["evidence_recall"][b]) for b in budgets]
         lines.append(f"| `{name}` | " + " | ".join(cells)
                      + f" | {e['latency_ms']['p50']:.0f} | {e['latency_ms']['p95']:.0f} |")
-    if any(e.get("answer_recall") for e in entries.values()):
-        lines += ["", "Answer recall (the gold answer's words found in the context):", "",
-                  "| strategy | " + " | ".join(f"@{b}" for b in budgets) + " |",
-                  "|---|" + "---:|" * len(budgets)]
-        for name, e in entries.items():
-            got = e.get("answer_recall") or {}
-            lines.append(f"| `{name}` | " + " | ".join(pct(got.get(b)) for b in budgets) + " |")
+    lines += answer_recall_table(entries, budgets, quote=True)
     return "\n".join(lines)
 
 

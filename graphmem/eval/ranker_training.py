@@ -96,8 +96,7 @@ def collect(memory: Any, dataset: str, data: Path, log: Log = lambda _: None,
         rows = candidate_rows(table, signals)
         x = matrix(table, signals, analyse(ctx.query), rows)
         y = np.asarray([table.rows[r].source_id in q.evidence for r in rows], dtype=np.int8)
-        held = signals.held.sources.get("edus") if signals.held is not None else None
-        statements = turn_statements(ctx, state, table, rows, held)
+        statements = turn_statements(ctx, state, table, rows, signals.held)
         costs, heads, sessions, shorts = packing_inputs(table, rows, statements)
         out.append(Sample(dataset, data.name, q.conversation, q.category, x, y, costs, heads,
                           sessions, len(q.evidence), shorts))

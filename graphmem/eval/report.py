@@ -11,6 +11,22 @@ def _pct(value: float | None) -> str:
     return "-" if value is None else f"{100 * value:.1f}"
 
 
+def answer_recall_table(strategies: dict[str, Any], budgets: list[str],
+                        quote: bool = False) -> list[str]:
+    """The answer recall of each strategy at each budget as Markdown lines (none when no
+    strategy reports it); ``quote`` puts the names in backticks."""
+    if not any(e.get("answer_recall") for e in strategies.values()):
+        return []
+    lines = ["", "Answer recall (the gold answer's words found in the context) in %:", "",
+             "| strategy | " + " | ".join(f"@{b}" for b in budgets) + " |",
+             "|---|" + "---:|" * len(budgets)]
+    for name, entry in strategies.items():
+        got = entry.get("answer_recall") or {}
+        shown = f"`{name}`" if quote else name
+        lines.append(f"| {shown} | " + " | ".join(_pct(got.get(b)) for b in budgets) + " |")
+    return lines
+
+
 def retrieval_markdown(report: dict[str, Any]) -> str:
     strategies: dict[str, Any] = report["strategies"]
     if not strategies:
@@ -39,13 +55,7 @@ def retrieval_markdown(report: dict[str, Any]) -> str:
         per = entry["evidence_recall_by_category"]
         lines.append(f"| {name} | " + " | ".join(_pct(per.get(c, {}).get(middle))
                                                  for c in categories) + " |")
-    if any(e.get("answer_recall") for e in strategies.values()):
-        lines += ["", "Answer recall (the gold answer's words found in the context) in %:", "",
-                  "| strategy | " + " | ".join(f"@{b}" for b in budgets) + " |",
-                  "|" + "---|" * (len(budgets) + 1)]
-        for name, entry in strategies.items():
-            got = entry.get("answer_recall") or {}
-            lines.append(f"| {name} | " + " | ".join(_pct(got.get(b)) for b in budgets) + " |")
+    lines += answer_recall_table(strategies, budgets)
     qa_rows = [(n, e["qa"]) for n, e in strategies.items() if e.get("qa")]
     if qa_rows:
         lines += ["", "| strategy | F1 | LoCoMo F1 | BLEU-1 | judge | tokens |",

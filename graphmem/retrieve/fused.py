@@ -8,10 +8,10 @@
    persons and dates the question names, position, length.
 3. One learned ranking (:mod:`ranker`): P(the turn is evidence).
 4. Packing: turns by P / tokens ** gamma (gamma chosen on held-out conversations when the
-   ranker was trained) until the budget is spent, each turn once, either whole or by its
-   statement nearest the question where the EDU layer offers a cheaper one (:mod:`statements`);
-   the context shows them session by session in time order, the session's day once as a
-   header (``[8 May 2023]``) instead of on every line.
+   ranker was trained) until the budget is spent, each turn once; the context shows them
+   session by session in time order, the session's day once as a header (``[8 May 2023]``)
+   instead of on every line. With ``statements`` (recipe `graphmem-statements`) a turn may be
+   shown by its statement nearest the question when that is cheaper (:mod:`statements`).
 
 Only the space's own data enters any score, so a tenant's ranking does not move when another
 tenant adds data.
@@ -154,8 +154,8 @@ class FusedSearch(Strategy[FusedConfig]):
         rows = candidate_rows(table, signals)
         p = ranker.probabilities(matrix(table, signals, analyse(ctx.query), rows))
         gamma = ranker.gamma if c.gamma is None else c.gamma
-        held = signals.held.sources.get("edus") if signals.held is not None else None
-        statements = turn_statements(ctx, state, table, rows, held) if c.statements else None
+        statements = (turn_statements(ctx, state, table, rows, signals.held) if c.statements
+                      else None)
         costs, heads, sessions, shorts = packing_inputs(table, rows, statements)
         chosen = select(costs, heads, sessions, p, budget, gamma, c.headers, shorts)
         return render(table, [(rows[n], float(p[n]), None if whole or statements is None

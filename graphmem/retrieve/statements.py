@@ -30,7 +30,7 @@ from graphmem.retrieve.space_index import CACHED_SPACES
 if TYPE_CHECKING:
     from graphmem.retrieve.base import RetrievalContext, SpaceState
     from graphmem.retrieve.space_index import SpaceTurns
-    from graphmem.retrieve.space_vectors import DenseUnits
+    from graphmem.retrieve.space_vectors import DenseUnits, SpaceVectors
     from graphmem.store import GraphStore
 
 
@@ -76,12 +76,14 @@ SPACE_STATEMENTS: SpaceCache[SpaceStatements] = SpaceCache(CACHED_SPACES)
 
 
 def turn_statements(ctx: RetrievalContext, state: SpaceState, table: SpaceTurns,
-                    rows: list[int], held: DenseUnits | None = None) -> list[Statement | None]:
+                    rows: list[int], vectors: SpaceVectors | None = None
+                    ) -> list[Statement | None]:
     """For each of ``rows`` (of ``table``), its statement nearest the question, if any;
-    ``held``: the space's EDU vectors when the client holds them."""
+    ``vectors``: the space's vectors when the client holds them (``Signals.held``)."""
     if not rows or not has_statements(state):
         return [None] * len(rows)
     ids = [table.rows[r].id for r in rows]
+    held = vectors.sources.get("edus") if vectors is not None else None
     best = (_nearest_held(ctx, state, ids, held) if held is not None
             else _nearest_in_neo4j(ctx, state, ids))
     out: list[Statement | None] = []

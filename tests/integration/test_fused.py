@@ -211,7 +211,7 @@ def test_a_statement_stands_in_for_its_turn_when_the_budget_is_tight(memory: Mem
     signals = gather(ctx, state, table, Pools())
     rows = candidate_rows(table, signals)
     assert signals.held is not None
-    held = turn_statements(ctx, state, table, rows, signals.held.sources["edus"])
+    held = turn_statements(ctx, state, table, rows, signals.held)
     neo4j = turn_statements(ctx, state, table, rows)
     assert sum(st is not None for st in held) >= 10
     assert [st and (st.id, st.line) for st in held] == [st and (st.id, st.line) for st in neo4j]
