@@ -9,7 +9,8 @@ docs/results.md. Uses the same code path as `graphmem eval ...`, at 500, 1,000, 
 4,000 tokens. With --reuse, a split whose JSON under docs/results/ holds the same sample is not
 run again (its run time is then the one recorded): only the strategies it lacks are run, and
 --rerun NAME (repeatable) measures that strategy again in each kept split and keeps the others'
-results, for when one strategy changed (a retrained ranker).
+results, for when one strategy changed (a retrained ranker). --reuse with --skip-long shows the
+LongMemEval S section as last measured, without running anything on it.
 """
 
 from __future__ import annotations
@@ -58,8 +59,10 @@ def main() -> None:
     sections: list[str] = []
     runs = [("locomo", args.data_dir / "locomo" / "locomo_dev.json"),
             ("longmemeval", args.data_dir / "longmemeval" / "longmemeval_oracle_dev.json")]
-    if not args.skip_long:
-        runs.append(("longmemeval", args.data_dir / "longmemeval" / "longmemeval_s_dev36.json.gz"))
+    long_split = args.data_dir / "longmemeval" / "longmemeval_s_dev36.json.gz"
+    kept_only = args.skip_long and args.reuse  # S shown as last measured, nothing run on it
+    if not args.skip_long or kept_only:
+        runs.append(("longmemeval", long_split))
     with Memory(progress=True) as memory:
         for dataset, data in runs:
             began = time.perf_counter()
@@ -67,6 +70,11 @@ def main() -> None:
                                   llm=args.llm)
             out = args.out_dir / f"{data.name.split('.')[0]}.json"
             report = _reusable(out, dataset, data, options) if args.reuse else None
+            if data == long_split and kept_only:
+                if report is None:
+                    continue  # nothing kept to show
+                sections.append(_section(report, out, "(as last measured: not run this time)\n"))
+                continue
             if report is None:
                 report = run_retrieval_eval(memory, dataset, data, options)  # type: ignore[arg-type]
                 report["run_seconds"] = round(time.perf_counter() - began)
@@ -74,17 +82,12 @@ def main() -> None:
             elif todo := sorted(set(args.rerun) | set(_lacking(report, options))):
                 fresh = run_retrieval_eval(memory, dataset, data,  # type: ignore[arg-type]
                                            replace(options, strategies=todo))
-                report["strategies"].update(fresh["strategies"])
+                report["strategies"] = dict(sorted({**report["strategies"],
+                                                    **fresh["strategies"]}.items()))
                 report["rerun"] = {**report.get("rerun", {}),
                                    **{name: str(date.today()) for name in todo}}
                 write_report(report, out)
-            took = report.get("run_seconds")
-            sections.append(retrieval_markdown(report).replace("# ", "## ", 1)
-                            + (f"\n(run took {took} s)\n" if took else "\n")
-                            + "".join(f"({name} measured apart from the rest on {day})\n"
-                                      for name, day in report.get("rerun", {}).items())
-                            + "\n"
-                            + _picture(out))
+            sections.append(_section(report, out))
     embedder = SentenceTransformerEmbedder.from_settings(Settings())
     for name, methods in SEGMENTATION.items():
         report = run_segmentation_eval(args.data_dir / "segmentation" / name, methods, embedder)
@@ -95,7 +98,7 @@ def main() -> None:
     header = (f"# Results on the dev splits\n\nRefreshed by `python benchmarks/run_all.py` on "
               f"{date.today()} ({platform.machine()}, {platform.python_version()}"
               f"{f', --limit {args.limit} questions per split' if args.limit else ''}"
-              f"{', without LongMemEval S' if args.skip_long else ''}). "
+              f"{', without LongMemEval S' if args.skip_long and not kept_only else ''}). "
               "Evidence recall is the share of gold evidence turns the packed context covers "
               "(docs/evaluation.md).\n\n")
     scale = sorted(args.out_dir.glob("scale*.md"))  # benchmarks/scale.py, run on its own
@@ -128,6 +131,17 @@ def _reusable(out: Path, dataset: str, data: Path,
             and report.get("n_questions_sampled") == len(questions)
             and report.get("seed") == options.seed)
     return report if same else None
+
+
+def _section(report: dict[str, Any], out: Path, note: str = "") -> str:
+    """One split's tables in docs/results.md, with its run time, any strategies measured apart
+    and its plot."""
+    took = report.get("run_seconds")
+    return (retrieval_markdown(report).replace("# ", "## ", 1)
+            + (f"\n(run took {took} s)\n" if took else "\n")
+            + "".join(f"({name} measured apart from the rest on {day})\n"
+                      for name, day in report.get("rerun", {}).items())
+            + note + "\n" + _picture(out))
 
 
 def _picture(out: Path) -> str:

@@ -13,15 +13,17 @@ def _pct(value: float | None) -> str:
 
 def answer_recall_table(strategies: dict[str, Any], budgets: list[str],
                         quote: bool = False) -> list[str]:
-    """The answer recall of each strategy at each budget as Markdown lines (none when no
-    strategy reports it); ``quote`` puts the names in backticks."""
-    if not any(e.get("answer_recall") for e in strategies.values()):
+    """The answer recall at each budget of the strategies that report it, as Markdown lines
+    (none when none does: results kept from before it was recorded); ``quote`` puts the names
+    in backticks."""
+    reported = {name: e["answer_recall"] for name, e in strategies.items()
+                if e.get("answer_recall")}
+    if not reported:
         return []
     lines = ["", "Answer recall (the gold answer's words found in the context) in %:", "",
              "| strategy | " + " | ".join(f"@{b}" for b in budgets) + " |",
              "|---|" + "---:|" * len(budgets)]
-    for name, entry in strategies.items():
-        got = entry.get("answer_recall") or {}
+    for name, got in reported.items():
         shown = f"`{name}`" if quote else name
         lines.append(f"| {shown} | " + " | ".join(_pct(got.get(b)) for b in budgets) + " |")
     return lines
