@@ -57,23 +57,21 @@ def main() -> None:
         parser.error("--rerun refreshes kept results: give --reuse too")
     strategies = strategy_names()
     sections: list[str] = []
-    runs = [("locomo", args.data_dir / "locomo" / "locomo_dev.json"),
-            ("longmemeval", args.data_dir / "longmemeval" / "longmemeval_oracle_dev.json")]
-    long_split = args.data_dir / "longmemeval" / "longmemeval_s_dev36.json.gz"
-    kept_only = args.skip_long and args.reuse  # S shown as last measured, nothing run on it
-    if not args.skip_long or kept_only:
-        runs.append(("longmemeval", long_split))
+    # (dataset, file, measured now?): a skipped S is still shown as last measured with --reuse
+    runs = [("locomo", args.data_dir / "locomo" / "locomo_dev.json", True),
+            ("longmemeval", args.data_dir / "longmemeval" / "longmemeval_oracle_dev.json", True),
+            ("longmemeval", args.data_dir / "longmemeval" / "longmemeval_s_dev36.json.gz",
+             not args.skip_long)]
     with Memory(progress=True) as memory:
-        for dataset, data in runs:
+        for dataset, data, measured in runs:
             began = time.perf_counter()
             options = EvalOptions(strategies=strategies, budgets=BUDGETS, limit=args.limit,
                                   llm=args.llm)
             out = args.out_dir / f"{data.name.split('.')[0]}.json"
             report = _reusable(out, dataset, data, options) if args.reuse else None
-            if data == long_split and kept_only:
-                if report is None:
-                    continue  # nothing kept to show
-                sections.append(_section(report, out, "(as last measured: not run this time)\n"))
+            if not measured:
+                if report is not None:
+                    sections.append(_section(report, out, "(as last measured: not run now)\n"))
                 continue
             if report is None:
                 report = run_retrieval_eval(memory, dataset, data, options)  # type: ignore[arg-type]
@@ -98,7 +96,7 @@ def main() -> None:
     header = (f"# Results on the dev splits\n\nRefreshed by `python benchmarks/run_all.py` on "
               f"{date.today()} ({platform.machine()}, {platform.python_version()}"
               f"{f', --limit {args.limit} questions per split' if args.limit else ''}"
-              f"{', without LongMemEval S' if args.skip_long and not kept_only else ''}). "
+              f"{', without LongMemEval S' if args.skip_long and not args.reuse else ''}). "
               "Evidence recall is the share of gold evidence turns the packed context covers "
               "(docs/evaluation.md).\n\n")
     scale = sorted(args.out_dir.glob("scale*.md"))  # benchmarks/scale.py, run on its own
