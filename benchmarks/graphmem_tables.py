@@ -4,8 +4,7 @@
 
 Prints Markdown: evidence recall of every strategy in each run at each budget with latency
 (best of each column in bold), the ranker's out-of-fold recall per split and fold, its gamma
-sweep, what leaving out each feature family costs, and the pointwise and gradient-boosted
-comparisons.
+sweep, what leaving out each feature family costs, and the other kind of ranker's recall.
 """
 
 from __future__ import annotations
@@ -76,13 +75,13 @@ def ranker_tables(metrics: dict[str, Any]) -> str:
             cells = [f"{100 * (per[s][b] - metrics['out_of_fold'][s][b]):+.1f}"
                      for s in splits for b in budgets]
             out.append(f"| {family} | " + " | ".join(cells) + " |")
-        if "pointwise_out_of_fold" in metrics:
-            out += ["", "One logistic regression over every candidate row (pointwise) instead "
-                    "of the listwise fit (out of fold):", "", head, rule]
-            out += [row(split, v) for split, v in metrics["pointwise_out_of_fold"].items()]
-        out += ["", "Gradient-boosted trees instead of the linear ranker (out of fold):", "",
-                head, rule]
-        out += [row(split, v) for split, v in metrics["gbm_out_of_fold"].items()]
+    for key, label in (("listwise_out_of_fold", "The linear listwise ranker"),
+                       ("trees_out_of_fold", "LambdaMART trees")):
+        if key in metrics:
+            other = metrics[key]
+            out += ["", f"{label} instead (out of fold, its own best gamma "
+                    f"{other['gamma']}):", "", head, rule]
+            out += [row(split, v) for split, v in other.items() if split != "gamma"]
     return "\n".join(out)
 
 

@@ -158,15 +158,22 @@ def calibrate_segmenter(data: Path, q: float, out: Path | None) -> None:
               help="LongMemEval file(s): oracle, S (a question in both is held out in both).")
 @FOLDS
 @click.option("--ablate/--no-ablate", default=True, show_default=True,
-              help="Also measure each feature family's worth and a gradient-boosted model.")
+              help="Also measure what leaving out each feature family costs (one refit "
+              "per family).")
+@click.option("--objective", type=click.Choice(["trees", "listwise", "pointwise"]),
+              default="trees", show_default=True,
+              help="The shipped model: LambdaMART trees, or a linear model fitted question by "
+              "question (listwise) or row by row (pointwise).")
 @click.option("--limit", type=click.IntRange(min=1), default=None,
               help="Per LongMemEval file, the sample of N questions `graphmem eval` takes.")
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option("--out", type=OUT, default=None,
-              help="Ranker file (.json; default: the one graphmem ships).")
+              help="Ranker file (.json; default: the one graphmem ships; trees are written "
+              "beside it).")
 @friendly_errors
 def train_ranker(locomo: tuple[Path, ...], longmemeval: tuple[Path, ...], folds: int,
-                 ablate: bool, limit: int | None, seed: int, out: Path | None) -> None:
+                 ablate: bool, objective: str, limit: int | None, seed: int,
+                 out: Path | None) -> None:
     """Train the `graphmem` strategy's ranker on development splits, validated on whole
     conversations held out; the spaces are ingested (and reused) as `graphmem eval` does."""
     from graphmem.client import Memory
@@ -181,7 +188,8 @@ def train_ranker(locomo: tuple[Path, ...], longmemeval: tuple[Path, ...], folds:
             memory, "longmemeval", path, click.echo, limit=limit, seed=seed)]
     target = out or SHIPPED
     sources = [p.name for p in (*locomo, *longmemeval)]
-    metrics = train(samples, folds, target, sources, click.echo, ablate)
+    metrics = train(samples, folds, target, sources, click.echo, ablate,
+                    objective)  # type: ignore[arg-type]
     click.echo(f"wrote {target}: gamma {metrics['gamma']}, evidence reached by the "
                f"candidates {metrics['evidence_reached']:.1%}")
     for split, recall in metrics["out_of_fold"].items():

@@ -8,8 +8,8 @@ k-th LongMemEval question's haystack, never questions of one conversation on bot
 
 Reported, all out of fold: evidence recall after packing at each budget (per fold, per
 dataset, pooled), the packing exponent gamma that gives the most, what leaving out each feature
-family costs, and for comparison a pointwise logistic regression and a gradient-boosted model.
-The shipped model (listwise, :mod:`listwise`) is then fitted on every question.
+family costs, and for comparison the linear listwise ranker's. The shipped model (trees,
+:mod:`lambdamart`, unless ``--objective`` says otherwise) is then fitted on every question.
 """
 
 from __future__ import annotations
@@ -19,12 +19,13 @@ import inspect
 import pickle
 import statistics
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
 import numpy as np
 
+from graphmem.eval.lambdamart import fit_trees
 from graphmem.eval.listwise import fit_listwise
 from graphmem.eval.runner import ingest_spaces, load_questions, sample, space_prefix
 from graphmem.retrieve import candidates as candidates_module
@@ -34,14 +35,14 @@ from graphmem.retrieve.base import Query, RetrievalContext, space_state
 from graphmem.retrieve.candidates import OPTIONAL_LAYERS, Pools, gather
 from graphmem.retrieve.features import FAMILIES, FEATURES, analyse, candidate_rows, matrix
 from graphmem.retrieve.fused import packing_inputs, select
-from graphmem.retrieve.ranker import Ranker
+from graphmem.retrieve.ranker import LinearRanker, Ranker, TreeRanker
 from graphmem.retrieve.space_index import space_turns
 from graphmem.retrieve.statements import turn_statements
 
 BUDGETS = (500, 1000, 2000, 4000)
 GAMMAS = (0.0, 0.25, 0.5, 0.75, 1.0)
 Log = Callable[[str], None]
-Objective = Literal["listwise", "pointwise"]
+Objective = Literal["trees", "listwise", "pointwise"]
 
 
 @dataclass
@@ -121,23 +122,29 @@ def folds_of(samples: Sequence[Sample], folds: int) -> np.ndarray:
 
 
 def fit(samples: Sequence[Sample], columns: Sequence[int], c: float = 1.0,
-        objective: Objective = "listwise") -> Ranker:
-    """A ranker over ``columns``: by default fitted question by question (:mod:`listwise`);
-    ``objective="pointwise"`` fits one logistic regression over every candidate row."""
+        objective: Objective = "trees") -> Ranker:
+    """A ranker over ``columns``: by default trees fitted for the order within each question
+    (:mod:`lambdamart`); ``listwise`` a linear model fitted question by question
+    (:mod:`listwise`, ``c`` its inverse penalty); ``pointwise`` one logistic regression over
+    every candidate row."""
     from sklearn.linear_model import LogisticRegression
 
     x = np.vstack([s.x[:, columns] for s in samples]).astype(np.float64)
     y = np.concatenate([s.y for s in samples])
+    names = tuple(FEATURES[i] for i in columns)
+    if objective == "trees":
+        trees, slope, intercept = fit_trees(x, y, [len(s.y) for s in samples], names)
+        return TreeRanker(features=names, trees=trees, slope=slope, intercept=intercept)
     mean = x.mean(axis=0)
     scale = x.std(axis=0)
     scale = np.where(scale > 1e-9, scale, 1.0)
     z = (x - mean) / scale
     if objective == "listwise":
-        coef, intercept = fit_listwise(z, y, [len(s.y) for s in samples], l2=1.0 / c)
+        coef, b = fit_listwise(z, y, [len(s.y) for s in samples], l2=1.0 / c)
     else:
         model = LogisticRegression(C=c, max_iter=2000).fit(z, y)
-        coef, intercept = model.coef_[0].copy(), float(model.intercept_[0])
-    return Ranker(tuple(FEATURES[i] for i in columns), mean, scale, coef, intercept)
+        coef, b = model.coef_[0].copy(), float(model.intercept_[0])
+    return LinearRanker(features=names, mean=mean, scale=scale, coef=coef, intercept=b)
 
 
 def recall(sample: Sample, p: np.ndarray, budget: int, gamma: float,
@@ -150,31 +157,16 @@ def recall(sample: Sample, p: np.ndarray, budget: int, gamma: float,
 
 
 def out_of_fold(samples: Sequence[Sample], fold: np.ndarray, columns: Sequence[int],
-                model: Objective | Literal["gbm"] = "listwise") -> list[np.ndarray]:
-    """Each question's P from a model that never saw its conversation: ``model`` is a
-    :func:`fit` objective (listwise, pointwise) or "gbm"."""
+                objective: Objective = "trees") -> list[np.ndarray]:
+    """Each question's P from a model (of :func:`fit`'s ``objective``) that never saw its
+    conversation."""
     scores: list[np.ndarray] = [np.zeros(0)] * len(samples)
     for k in sorted(set(fold.tolist())):
-        train = [s for s, f in zip(samples, fold, strict=True) if f != k]
-        if model == "listwise" or model == "pointwise":
-            ranker = fit(train, columns, objective=model)
-            for i in np.flatnonzero(fold == k).tolist():
-                scores[i] = ranker.probabilities(samples[i].x)
-        else:
-            gbm = _fit_gbm(train, columns)
-            for i in np.flatnonzero(fold == k).tolist():
-                x = samples[i].x[:, columns]
-                scores[i] = gbm.predict_proba(x)[:, 1] if len(x) else np.zeros(0)
+        ranker = fit([s for s, f in zip(samples, fold, strict=True) if f != k], columns,
+                     objective=objective)
+        for i in np.flatnonzero(fold == k).tolist():
+            scores[i] = ranker.probabilities(samples[i].x)
     return scores
-
-
-def _fit_gbm(train: Sequence[Sample], columns: Sequence[int]) -> Any:
-    from sklearn.ensemble import HistGradientBoostingClassifier
-
-    x = np.vstack([s.x[:, columns] for s in train])
-    y = np.concatenate([s.y for s in train])
-    return HistGradientBoostingClassifier(max_iter=200, learning_rate=0.05, max_leaf_nodes=15,
-                                          random_state=0).fit(x, y)
 
 
 def recalls(samples: Sequence[Sample], scores: Sequence[np.ndarray], gamma: float,
@@ -194,53 +186,68 @@ def _mean_recall(r: dict[str, float]) -> float:
     return statistics.fmean(r.values())
 
 
+OBJECTIVES: dict[str, str] = {
+    "trees": "LambdaMART trees (LightGBM lambdarank) over each question's candidates, "
+             "then calibrated",
+    "listwise": "linear, listwise softmax over each question's candidates, then calibrated",
+    "pointwise": "linear, one logistic regression over every candidate row",
+}
+
+
+def _best_gamma(samples: Sequence[Sample], scores: Sequence[np.ndarray]
+                ) -> tuple[float, dict[str, dict[str, float]]]:
+    sweep = {str(g): recalls(samples, scores, g) for g in GAMMAS}
+    return max(GAMMAS, key=lambda g: _mean_recall(sweep[str(g)])), sweep
+
+
 def train(samples: Sequence[Sample], folds: int, out: Path, sources: list[str],
-          log: Log = lambda _: None, ablate: bool = True) -> dict[str, Any]:
+          log: Log = lambda _: None, ablate: bool = True,
+          objective: Objective = "trees") -> dict[str, Any]:
+    """Measure out of fold, then fit the shipped model (``objective``) on every question and
+    write it to ``out``. The other linear objective's held-out recall is reported beside it;
+    ``ablate`` also refits without each feature family."""
     fold = folds_of(samples, folds)
     every = list(range(len(FEATURES)))
-    oof = out_of_fold(samples, fold, every)
-    sweep = {str(g): recalls(samples, oof, g) for g in GAMMAS}
-    gamma = max(GAMMAS, key=lambda g: _mean_recall(sweep[str(g)]))
+    oof = out_of_fold(samples, fold, every, objective)
+    gamma, sweep = _best_gamma(samples, oof)
     log(f"gamma {gamma}: " + ", ".join(f"@{b} {v:.3f}" for b, v in sweep[str(gamma)].items()))
     datasets = sorted({s.split for s in samples})
     of = {d: [s.split == d for s in samples] for d in datasets}
+
+    def by_split(scores: Sequence[np.ndarray], g: float, **kw: bool) -> dict[str, Any]:
+        return {d: recalls(samples, scores, g, of[d], **kw) for d in datasets}
+
     metrics: dict[str, Any] = {
-        "objective": "listwise softmax over each question's candidates, then calibrated",
+        "objective": OBJECTIVES[objective],
         "trained_on": sources, "questions": len(samples), "folds": folds,
         "candidates_mean": round(statistics.fmean(len(s.y) for s in samples), 1),
         "evidence_reached": round(sum(int(s.y.sum()) for s in samples)
                                   / sum(s.evidence for s in samples), 4),
         "gamma": gamma, "gamma_sweep": sweep,
-        "out_of_fold": {"pooled": sweep[str(gamma)], **{
-            d: recalls(samples, oof, gamma, of[d]) for d in datasets}},
+        "out_of_fold": {"pooled": sweep[str(gamma)], **by_split(oof, gamma)},
         "per_fold": {str(k): recalls(samples, oof, gamma, (fold == k).tolist())
                      for k in range(folds)},
-        "day_on_every_line": {d: recalls(samples, oof, gamma, of[d], headers=False)
-                              for d in datasets},
+        "day_on_every_line": by_split(oof, gamma, headers=False),
     }
     short = {str(g): recalls(samples, oof, g, statements=True) for g in GAMMAS}
     short_gamma = max(GAMMAS, key=lambda g: _mean_recall(short[str(g)]))
-    metrics["with_statements"] = {"gamma": short_gamma, "pooled": short[str(short_gamma)], **{
-        d: recalls(samples, oof, short_gamma, of[d], statements=True) for d in datasets}}
+    metrics["with_statements"] = {"gamma": short_gamma, "pooled": short[str(short_gamma)],
+                                  **by_split(oof, short_gamma, statements=True)}
+    other: Objective = "listwise" if objective != "listwise" else "trees"
+    compared = out_of_fold(samples, fold, every, other)
+    other_gamma, other_sweep = _best_gamma(samples, compared)
+    metrics[f"{other}_out_of_fold"] = {"gamma": other_gamma,
+                                       "pooled": other_sweep[str(other_gamma)],
+                                       **by_split(compared, other_gamma)}
     if ablate:
         drop: dict[str, Any] = {}
         for family, names in FAMILIES.items():
             kept = [i for i in every if FEATURES[i] not in names]
-            scores = out_of_fold(samples, fold, kept)
-            drop[family] = {d: recalls(samples, scores, gamma, of[d]) for d in datasets}
+            drop[family] = by_split(out_of_fold(samples, fold, kept, objective), gamma)
             log(f"without {family}: " + "; ".join(
                 f"{d} " + ", ".join(f"{v:.3f}" for v in r.values()) for d, r in
                 drop[family].items()))
         metrics["without_family"] = drop
-        gbm = out_of_fold(samples, fold, every, model="gbm")
-        metrics["gbm_out_of_fold"] = {d: recalls(samples, gbm, gamma, of[d])
-                                      for d in datasets}
-        pointwise = out_of_fold(samples, fold, every, model="pointwise")
-        metrics["pointwise_out_of_fold"] = {
-            "pooled": recalls(samples, pointwise, gamma),
-            **{d: recalls(samples, pointwise, gamma, of[d]) for d in datasets}}
-    final = fit(samples, every)
-    ranker = Ranker(final.features, final.mean, final.scale, final.coef, final.intercept,
-                    gamma, metrics)
+    ranker = replace(fit(samples, every, objective=objective), gamma=gamma, metrics=metrics)
     ranker.save(out)
     return metrics

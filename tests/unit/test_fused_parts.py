@@ -18,7 +18,7 @@ from graphmem.retrieve.candidates import SOURCES, Signals
 from graphmem.retrieve.features import FAMILIES, FEATURES, Asked, candidate_rows, matrix
 from graphmem.retrieve.fused import packing_inputs, render, select
 from graphmem.retrieve.packing import count_tokens, pack
-from graphmem.retrieve.ranker import SHIPPED, from_json, load_ranker
+from graphmem.retrieve.ranker import SHIPPED, TreeRanker, from_json, load_ranker
 from graphmem.retrieve.space_cache import SpaceCache, forget_space
 from graphmem.retrieve.space_index import SpaceTurns, TurnRow, _stem, _stem_word
 from graphmem.retrieve.space_vectors import DenseUnits
@@ -174,22 +174,43 @@ def test_a_statement_stands_in_for_its_turn_and_gives_way_to_it_when_room_is_lef
 
 def test_ranker_file_round_trips_and_refuses_what_it_cannot_read(tmp_path: Path) -> None:
     samples = toy_samples()
-    ranker = fit(samples, list(range(len(FEATURES))))
-    path = tmp_path / "r.json"
-    ranker.save(path)
-    again = load_ranker(str(path))
     x = samples[0].x
-    assert np.allclose(again.probabilities(x), ranker.probabilities(x), atol=1e-5)
-    data = json.loads(path.read_text())
-    with pytest.raises(ConfigurationError, match="does not compute"):
-        from_json({**data, "features": ["nonsense", *data["features"][1:]]})
+    for objective in ("trees", "listwise"):
+        ranker = fit(samples, list(range(len(FEATURES))), objective=objective)
+        path = tmp_path / f"{objective}.json"
+        ranker.save(path)
+        again = load_ranker(str(path))
+        assert type(again) is type(ranker)
+        assert np.allclose(again.probabilities(x), ranker.probabilities(x), atol=1e-5)
+        data = json.loads(path.read_text())
+        with pytest.raises(ConfigurationError, match="does not compute"):
+            from_json({**data, "features": ["nonsense", *data["features"][1:]]}, tmp_path)
+    assert (tmp_path / "trees.trees.txt").exists()
     with pytest.raises(ConfigurationError, match="not a fusion ranker"):
         from_json({**data, "coef": data["coef"][:-1]})
+    trees = json.loads((tmp_path / "trees.json").read_text())
+    with pytest.raises(ConfigurationError, match="do not read the features"):
+        from_json({**trees, "features": trees["features"][:-1]}, tmp_path)
+    with pytest.raises(ConfigurationError, match="not a fusion ranker"):
+        from_json(trees, tmp_path / "elsewhere")  # its trees are missing
+
+
+def test_a_ranker_trained_without_a_family_reads_only_its_features() -> None:
+    samples = toy_samples()
+    kept = [i for i, name in enumerate(FEATURES) if name not in FAMILIES["bm25"]]
+    ranker = fit(samples, kept)
+    assert "bm25:rr" not in ranker.features and len(ranker.features) == len(kept)
+    x = samples[0].x.copy()
+    before = ranker.probabilities(x)
+    x[:, FEATURES.index("bm25:rr")] = 0.0  # a column it does not read
+    assert np.array_equal(ranker.probabilities(x), before)
 
 
 def test_shipped_ranker_loads_offline_with_held_out_metrics() -> None:
     ranker = load_ranker(None)
     assert ranker.features == FEATURES and SHIPPED.stat().st_size < 50_000
+    if isinstance(ranker, TreeRanker):
+        assert TreeRanker.trees_file(SHIPPED).stat().st_size < 400_000
     m = ranker.metrics
     assert m["folds"] >= 2 and m["questions"] > 100
     for split in m["trained_on"]:

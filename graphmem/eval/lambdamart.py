@@ -1,0 +1,45 @@
+"""Gradient-boosted trees fitted for the order within each question (LambdaMART: LightGBM's
+``lambdarank`` objective), then one logistic calibration of their score to P(evidence).
+
+The linear listwise ranker (:mod:`listwise`) weighs each signal the same everywhere; trees
+can learn where a signal matters (a date match only when the question names a date, a
+neighbour's depth only when the turn itself says little). Small trees, many rounds and row
+and column subsampling keep the model smooth; the settings are LightGBM's usual ranking
+ones, not searched on the development splits (docs/results-graphmem.md gives the two
+settings compared). Deterministic: one seed, a fixed thread count.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from graphmem.errors import GraphmemError
+
+PARAMS = {"objective": "lambdarank", "learning_rate": 0.1, "num_leaves": 7,
+          "min_data_in_leaf": 50, "feature_fraction": 0.8, "bagging_fraction": 0.8,
+          "bagging_freq": 1, "lambdarank_truncation_level": 60, "seed": 0,
+          "deterministic": True, "force_col_wise": True, "num_threads": 2, "verbose": -1}
+ROUNDS = 250
+
+
+def fit_trees(x: np.ndarray, y: np.ndarray, sizes: Sequence[int], names: Sequence[str],
+              rounds: int = ROUNDS) -> tuple[str, float, float]:
+    """LightGBM's text model and the calibration (slope, intercept) for rows ``x`` (questions
+    stacked in order, of ``sizes`` rows each, columns ``names``) with labels ``y``."""
+    import lightgbm
+    from sklearn.linear_model import LogisticRegression
+
+    if sum(sizes) != len(x) or len(y) != len(x):
+        raise GraphmemError("tree fit: the question sizes do not add up to the rows")
+    if not 0 < int(y.sum()) < len(y):
+        raise GraphmemError("tree fit: the rows need both evidence and other turns")
+    data = lightgbm.Dataset(x, y, group=list(sizes),  # LightGBM refuses ":" in a name
+                            feature_name=[n.replace(":", "_") for n in names],
+                            free_raw_data=True)
+    booster = lightgbm.train(PARAMS, data, rounds)
+    raw = np.asarray(booster.predict(x))
+    calibration = LogisticRegression(max_iter=1000).fit(raw[:, None], y)
+    return (booster.model_to_string(), float(calibration.coef_[0, 0]),
+            float(calibration.intercept_[0]))
