@@ -85,8 +85,11 @@ class Memory:
     def warm_up(self) -> float:
         """Load the models a search uses and open the connection; returns the seconds spent.
         Searches never include this one-time cost in their latency once it is paid."""
+        import numpy as np
+
         from graphmem.nlp import parse
         from graphmem.retrieve.cues import date_span
+        from graphmem.retrieve.features import FEATURES
         from graphmem.retrieve.ranker import load_ranker
         from graphmem.retrieve.space_index import tokenize
 
@@ -95,7 +98,8 @@ class Memory:
         parse(["Maya warmed up on 1 May 2023."])
         date_span("1 May 2023")  # dateparser's languages load on first use
         tokenize(["warm up"])  # bm25s, its stop words and the Porter stemmer
-        load_ranker()
+        ranker = load_ranker()
+        ranker.probabilities(np.zeros((1, len(FEATURES)), dtype=np.float32))  # LightGBM loads
         self._check_vectors()
         return time.perf_counter() - began
 
