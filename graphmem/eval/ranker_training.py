@@ -204,8 +204,9 @@ def train(samples: Sequence[Sample], folds: int, out: Path, sources: list[str],
           log: Log = lambda _: None, ablate: bool = True,
           objective: Objective = "trees") -> dict[str, Any]:
     """Measure out of fold, then fit the shipped model (``objective``) on every question and
-    write it to ``out``. The other linear objective's held-out recall is reported beside it;
-    ``ablate`` also refits without each feature family."""
+    write it to ``out``. Beside it, for comparison, the held-out recall of the linear
+    listwise ranker (of the trees when the shipped model is linear); ``ablate`` also refits
+    without each feature family."""
     fold = folds_of(samples, folds)
     every = list(range(len(FEATURES)))
     oof = out_of_fold(samples, fold, every, objective)

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 import math
+from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 from pathlib import Path
@@ -34,7 +35,7 @@ SHIPPED = Path(__file__).with_name("fusion_ranker.json")
 
 
 @dataclass(frozen=True, kw_only=True)
-class Ranker:
+class Ranker(ABC):
     """What both kinds share: the features read, the packing exponent and the metrics."""
 
     features: tuple[str, ...]
@@ -53,12 +54,13 @@ class Ranker:
         at = {name: i for i, name in enumerate(FEATURES)}
         return [at[name] for name in self.features]
 
+    @abstractmethod
     def raw(self, x: np.ndarray) -> np.ndarray:
         """The uncalibrated score of each row of ``x`` (the ranker's own columns)."""
-        raise NotImplementedError
 
+    @abstractmethod
     def calibrated(self, raw: np.ndarray) -> np.ndarray:
-        raise NotImplementedError
+        """The logit of P(evidence) for raw scores."""
 
     def probabilities(self, x: np.ndarray) -> np.ndarray:
         """P(evidence) of each row of a full ``FEATURES`` matrix."""
