@@ -194,9 +194,10 @@ OBJECTIVES: dict[str, str] = {
 }
 
 
-def _best_gamma(samples: Sequence[Sample], scores: Sequence[np.ndarray]
-                ) -> tuple[float, dict[str, dict[str, float]]]:
-    sweep = {str(g): recalls(samples, scores, g) for g in GAMMAS}
+def _best_gamma(samples: Sequence[Sample], scores: Sequence[np.ndarray],
+                statements: bool = False) -> tuple[float, dict[str, dict[str, float]]]:
+    """The packing exponent with the most pooled recall, and the sweep."""
+    sweep = {str(g): recalls(samples, scores, g, statements=statements) for g in GAMMAS}
     return max(GAMMAS, key=lambda g: _mean_recall(sweep[str(g)])), sweep
 
 
@@ -230,8 +231,7 @@ def train(samples: Sequence[Sample], folds: int, out: Path, sources: list[str],
                      for k in range(folds)},
         "day_on_every_line": by_split(oof, gamma, headers=False),
     }
-    short = {str(g): recalls(samples, oof, g, statements=True) for g in GAMMAS}
-    short_gamma = max(GAMMAS, key=lambda g: _mean_recall(short[str(g)]))
+    short_gamma, short = _best_gamma(samples, oof, statements=True)
     metrics["with_statements"] = {"gamma": short_gamma, "pooled": short[str(short_gamma)],
                                   **by_split(oof, short_gamma, statements=True)}
     other: Objective = "listwise" if objective != "listwise" else "trees"

@@ -90,10 +90,9 @@ class LinearRanker(Ranker):
         return raw + self.intercept  # the calibration is folded into the weights
 
     def to_json(self) -> dict[str, Any]:
-        return {"kind": "linear", "features": list(self.features),
+        return {"kind": "linear", **super().to_json(),
                 "mean": self.mean.round(6).tolist(), "scale": self.scale.round(6).tolist(),
-                "coef": self.coef.round(6).tolist(), "intercept": round(self.intercept, 6),
-                "gamma": self.gamma, "metrics": self.metrics}
+                "coef": self.coef.round(6).tolist(), "intercept": round(self.intercept, 6)}
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -120,9 +119,8 @@ class TreeRanker(Ranker):
         return path.with_name(path.name.removesuffix(".json") + ".trees.txt")
 
     def to_json(self) -> dict[str, Any]:
-        return {"kind": "trees", "features": list(self.features),
-                "calibration": [round(self.slope, 8), round(self.intercept, 8)],
-                "gamma": self.gamma, "metrics": self.metrics}
+        return {"kind": "trees", **super().to_json(),
+                "calibration": [round(self.slope, 8), round(self.intercept, 8)]}
 
     def save(self, path: Path) -> None:
         data = {**self.to_json(), "trees": self.trees_file(path).name}

@@ -3,6 +3,7 @@ one date header per session, the ranker file, and the training folds and fit."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from datetime import datetime
 from pathlib import Path
@@ -12,7 +13,7 @@ import numpy as np
 import pytest
 
 from graphmem.errors import ConfigurationError
-from graphmem.eval.ranker_training import Sample, fit, folds_of, out_of_fold, recall
+from graphmem.eval.ranker_training import Sample, fit, folds_of, out_of_fold, recall, train
 from graphmem.retrieve.base import SpaceState
 from graphmem.retrieve.candidates import SOURCES, Signals
 from graphmem.retrieve.features import FAMILIES, FEATURES, Asked, candidate_rows, matrix
@@ -339,3 +340,20 @@ def test_vectors_kept_from_an_earlier_read_are_used_as_they_are() -> None:
     assert np.array_equal(mixed.vectors, fresh.vectors)
     assert mixed.hashes == ["h1", "h2x", "h3"]
     assert DenseUnits.build(["a"], [[1.0, 0.0]], [["t1"]]).held() == {}  # no hash: never kept
+
+
+def test_train_writes_a_loadable_ranker_with_its_held_out_metrics(tmp_path: Path) -> None:
+    # turns of 100 tokens: 5 of a question's 30 fit 500 tokens, so the order decides
+    samples = [dataclasses.replace(s, costs=[100] * len(s.costs)) for s in toy_samples()]
+    out = tmp_path / "ranker.json"
+    metrics = train(samples, 2, out, ["dev.json"], ablate=True)
+    ranker = load_ranker(str(out))
+    assert isinstance(ranker, TreeRanker) and ranker.metrics == metrics
+    assert ranker.gamma == metrics["gamma"] and ranker.features == FEATURES
+    assert metrics["out_of_fold"]["dev.json"]["500"] > 0.6  # the bm25 column carries the order
+    for key in ("with_statements", "listwise_out_of_fold"):  # each at its own best gamma
+        assert metrics[key]["gamma"] in (0.0, 0.25, 0.5, 0.75, 1.0)
+        assert set(metrics[key]) >= {"pooled", "dev.json"}
+    assert set(metrics["without_family"]) == set(FAMILIES)
+    assert metrics["without_family"]["bm25"]["dev.json"]["500"] \
+        < metrics["out_of_fold"]["dev.json"]["500"] - 0.3  # the signal's family is missed
