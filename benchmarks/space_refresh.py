@@ -24,7 +24,6 @@ from graphmem import Memory
 from graphmem.eval.datasets import locomo_questions
 from graphmem.eval.metrics import percentile
 from graphmem.ingest.loaders import parse_file
-from graphmem.retrieve.space_cache import forget_space
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -53,7 +52,7 @@ def main() -> None:
                 memory.flush()
                 way = "refresh" if i % 2 == 0 else "whole read"
                 if way == "whole read":
-                    forget_space(space)
+                    memory.caches.forget(space)
                 question = questions[i % len(questions)]
                 began = time.perf_counter()
                 memory.search(question, space=space)

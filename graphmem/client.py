@@ -34,7 +34,7 @@ from graphmem.retrieve.base import Query, RetrievalContext, space_state
 from graphmem.retrieve.packing import pack
 from graphmem.retrieve.ppr import ProjectionCache
 from graphmem.retrieve.registry import get_strategy
-from graphmem.retrieve.space_cache import forget_space
+from graphmem.retrieve.space_cache import SpaceCaches
 from graphmem.spacefile import SpaceFileReport, export_space, import_space, read_space_file
 from graphmem.store import GraphStore
 
@@ -64,6 +64,7 @@ class Memory:
         self.layer_names = parse_names(self.settings.ingest_layers)  # fails early on typos
         self.projections = ProjectionCache(self.settings.max_projections,
                                            self.settings.projection_grace)
+        self.caches = SpaceCaches()  # what searches keep of each space, keyed by its revision
 
     def __enter__(self) -> Memory:
         return self
@@ -312,7 +313,7 @@ class Memory:
         began = time.perf_counter()
         llm = self.llm if self.settings.llm_retrieval else None
         context = RetrievalContext(self.store, self.embedder, Query(question, self.embedder),
-                                   self.projections, llm)
+                                   self.projections, llm, self.caches)
         hits = chosen.search(context, space, budget)
         packed = pack(hits, budget)
         latency = (time.perf_counter() - began) * 1000
@@ -361,7 +362,7 @@ class Memory:
         existed = self.has_space(space)
         self.projections.drop_space(self.store, space)
         self.store.run_autocommit("admin/delete_space", space=space)
-        forget_space(space)
+        self.caches.forget(space)
         return existed
 
     def export_space(self, space: str, path: str | Path) -> SpaceFileReport:
@@ -379,5 +380,5 @@ class Memory:
         self.ensure_schema()
         self.projections.drop_space(self.store, data.space)
         report = import_space(self.store, data, Path(path), replace)
-        forget_space(data.space)
+        self.caches.forget(data.space)
         return report

@@ -223,6 +223,7 @@ def import_space(store: GraphStore, data: SpaceFile, path: Path,
             rows = [{"type": r["type"], "from": keys[r["from"]], "to": keys[r["to"]],
                      "props": r["props"]} for r in data.relationships[start:start + BATCH]]
             tx.run("admin/import_relationships", rows=rows)
+        tx.run("ingest/lock_space", space=space)  # a new revision: no cache serves the old
         return exists
 
     replaced = store.write_tx(work, "admin/import_space")

@@ -1,13 +1,13 @@
 // Everything stored for one space, in a stable order: nodes with labels and properties sorted
 // by key (embeddings reduced to their size), and relationships. Used to check that a re-ingest
-// or a restore changes nothing: the order Neo4j keeps a node's keys in is not part of it.
-// Params: $space.
+// or a restore changes nothing: the order Neo4j keeps a node's keys in is not part of it, nor
+// are the space's revision and time of change (every write renews them). Params: $space.
 MATCH (n)
 WHERE n.space = $space OR (n:Space AND n.id = $space)
 WITH n ORDER BY n.id
 CALL (n) {
   UNWIND keys(n) AS k
-  WITH k WHERE k <> 'embedding'
+  WITH k WHERE NOT k IN ['embedding', 'revision', 'changed_at']
   ORDER BY k
   RETURN collect([k, n[k]]) AS props
 }

@@ -1,9 +1,11 @@
-// The first statement of every ingest transaction: takes the space's write lock (setting and
-// removing a property on its Space node leaves the node as it was, but holds the lock until
-// the transaction ends). Writers of one space so commit one after another, and what a layer
-// reads inside its transaction (which arguments the space holds) is what the writers before
-// it committed. Writers of other spaces are not held. Params: $space.
+// The first statement of every transaction that changes a space (ingest, live messages,
+// derived layers, layers added, restores): takes the space's write lock and gives the space a
+// new random revision. Writing the Space node holds its lock until the transaction ends, so
+// writers of one space commit one after another and what a layer reads inside its
+// transaction is what the writers before it committed; writers of other spaces are not held.
+// Every client-side cache of a space and every GDS projection of it is keyed on the revision,
+// so whatever changed (one word of one turn, a rewritten salience, a whole restore) is seen
+// by the next search of any process. Params: $space.
 MERGE (sp:Space {id: $space})
-SET sp.writing = true
-REMOVE sp.writing
-RETURN sp.id AS space;
+SET sp.revision = randomUUID(), sp.changed_at = datetime()
+RETURN sp.id AS space, sp.revision AS revision;

@@ -1,10 +1,5 @@
-// A fingerprint of one space's EDU-argument graph: a projection made from the same counts is
-// reused. Params: $space.
-MATCH (e:EDU {space: $space})
-WITH count(e) AS edus
-OPTIONAL MATCH (a:Argument {space: $space})
-WITH edus, count(a) AS arguments
-OPTIONAL MATCH (:EDU {space: $space})-[r:HAS_ARGUMENT]->(:Argument)
-WITH edus, arguments, count(r) AS links
-OPTIONAL MATCH (:Argument {space: $space})-[s:SYNONYM]->(:Argument)
-RETURN edus, arguments, links, count(s) AS synonyms;
+// What names one space's PPR projection: the space's revision (new with every change of the
+// space, so a projection is never used after what it was made from changed) and whether the
+// space holds any EDU to project. Params: $space.
+OPTIONAL MATCH (sp:Space {id: $space})
+RETURN sp.revision AS revision, COUNT { MATCH (:EDU {space: $space}) } AS edus;

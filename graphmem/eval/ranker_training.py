@@ -90,9 +90,10 @@ def collect(memory: Any, dataset: str, data: Path, log: Log = lambda _: None,
     pools = Pools().scaled(budget)
     for q in tqdm(questions, desc=f"candidates {dataset}", unit="q"):
         store = memory.store
-        ctx = RetrievalContext(store, memory.embedder, Query(q.question, memory.embedder))
+        ctx = RetrievalContext(store, memory.embedder, Query(q.question, memory.embedder),
+                               caches=memory.caches)
         state = space_state(store, spaces[q.conversation], ("turns", *OPTIONAL_LAYERS))
-        table = space_turns(store, state)
+        table = space_turns(store, state, memory.caches)
         signals = gather(ctx, state, table, pools)
         rows = candidate_rows(table, signals)
         x = matrix(table, signals, analyse(ctx.query), rows)

@@ -3,8 +3,9 @@
 - :class:`Query`: the question, analysed once per search (embedding, mentions, Lucene terms),
   so a strategy that combines others does not embed or parse it again;
 - :class:`RetrievalContext`: what a strategy may use (store, embedder, LLM, PPR projections);
-- :class:`SpaceState`: what the space holds, read in one round trip before any search, with
-  the one helper that sizes vector-index candidate pools;
+- :class:`SpaceState`: what the space holds and its revision (what client caches are keyed
+  on), read in one round trip before any search, with the one helper that sizes vector-index
+  candidate pools;
 - :class:`Strategy`: the base class. ``search`` checks that the space holds the layers the
   strategy ``needs`` (a clear error naming the missing layer and the command that adds it),
   then calls the strategy's own ``retrieve``.
@@ -17,7 +18,7 @@ from __future__ import annotations
 
 import math
 from abc import ABC, abstractmethod
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 
@@ -25,6 +26,7 @@ from graphmem.errors import MissingLayerError
 from graphmem.models import Hit
 from graphmem.nlp import parse
 from graphmem.providers.embedder import Embedder
+from graphmem.retrieve.space_cache import SpaceCaches
 from graphmem.store import GraphStore
 from graphmem.text import arguments_of, lucene_terms
 
@@ -78,6 +80,8 @@ class RetrievalContext:
     query: Query
     projections: ProjectionCache | None = None
     llm: LLM | None = None
+    caches: SpaceCaches = field(default_factory=SpaceCaches)  # the client's, kept across
+    #                                                          searches; a new one reads afresh
 
 
 @dataclass(frozen=True)
@@ -87,6 +91,7 @@ class SpaceState:
     turns_in_database: int
     sessions: int
     missing: dict[str, int]  # layer -> sessions of the space that lack it
+    revision: str | None = None  # new with every change of the space (None: never written)
 
     def vector(self, k: int, oversample: float) -> dict[str, Any] | None:
         """How a vector statement finds this space's ``k`` nearest nodes (its ``$exact`` and
@@ -107,7 +112,8 @@ class SpaceState:
 def space_state(store: GraphStore, space: str, layers: tuple[str, ...] = ()) -> SpaceState:
     row = store.read("admin/space_state", space=space, layers=list(layers))[0]
     return SpaceState(space, row["in_space"], row["in_database"], row["sessions"],
-                      {r["layer"]: r["missing"] for r in row["layers"] if r["missing"]})
+                      {r["layer"]: r["missing"] for r in row["layers"] if r["missing"]},
+                      row["revision"])
 
 
 def hits_for(budget: int, tokens_per_hit: int, low: int, high: int | None = None) -> int:

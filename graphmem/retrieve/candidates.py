@@ -95,7 +95,7 @@ def gather(ctx: RetrievalContext, state: SpaceState, table: SpaceTurns, pools: P
         for rank, i in enumerate(int(i) for i in order if scores[i] > 0):
             signals.add("bm25", i, rank, float(scores[i]))
     dense = [s for s in use if s in DENSE_SOURCES]
-    held = space_vectors(ctx.store, state, dense) if dense else None
+    held = space_vectors(ctx.store, state, dense, ctx.caches) if dense else None
     if held is not None:
         signals.held = held
         query = np.asarray(ctx.query.embedding, dtype=np.float32)

@@ -149,7 +149,7 @@ class FusedSearch(Strategy[FusedConfig]):
                             state.space, state.turns, limit)
             return TurnSearch("turns", TurnSearchConfig()).retrieve(ctx, state, budget)
         ranker = load_ranker(c.model)
-        table = space_turns(ctx.store, state)
+        table = space_turns(ctx.store, state, ctx.caches)
         signals = gather(ctx, state, table, c.pools.scaled(budget), c.sources)
         rows = candidate_rows(table, signals)
         p = ranker.probabilities(matrix(table, signals, analyse(ctx.query), rows))

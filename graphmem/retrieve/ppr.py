@@ -1,7 +1,8 @@
 """Personalized PageRank over one space's EDU-argument graph with GDS.
 
-Projections are per space (only that space's nodes enter), named from the space and a
-fingerprint of its graph, and shared by every graphmem client of the server, in any process:
+Projections are per space (only that space's nodes enter), named from the space and its
+revision (new with every change of the space, ``ingest/lock_space``), and shared by every
+graphmem client of the server, in any process:
 
 - **made once**: ``ppr_project.cypher`` locks a ``Projection`` bookkeeping node before it looks
   in the catalog, so clients racing to make the same projection wait for the first;
@@ -97,7 +98,7 @@ class ProjectionCache:
         state = store.read("retrieve/ppr_graph_state", space=space)[0]
         if state["edus"] == 0:
             return None, False
-        digest = hashlib.sha1(repr(sorted(state.items())).encode()).hexdigest()[:10]
+        digest = hashlib.sha1(str(state["revision"]).encode()).hexdigest()[:10]
         name = f"{PREFIX}{space_tag(space)}-{digest}"
         now = time.monotonic()
         with self._lock:

@@ -1,11 +1,17 @@
 """What a client keeps of a space between searches, and when it reads it again.
 
-An entry is keyed by where the space lives and its shape: its numbers of turns and sessions and
-which layers its sessions lack. Any ingest, live message, layer added or removed changes one of
-them, so a search after a change reads the space again, keeping from the space's latest entry
-(:meth:`SpaceCache.latest`) what did not change; deleting or restoring a space drops its
-entries (:func:`forget_space`). The least recently used entries leave first once the
-entries' total weight passes the cache's capacity.
+An entry is keyed by where the space lives and its **revision**: a random value that every
+transaction changing the space writes on its ``Space`` node (``ingest/lock_space``) and that
+:func:`~graphmem.retrieve.base.space_state` reads in the round trip every search makes anyway.
+Any change (an ingest that fixes one word, a live message, a derived layer, a layer added, a
+restore, a delete and a new ingest with the same counts, in this process or any other) gives
+a new revision, so the next search reads the space again, keeping from the space's latest
+entry (:meth:`SpaceCache.latest`) only what is provably unchanged (the readers compare texts
+and embedding hashes). The least recently used entries leave first once the entries' total
+weight passes the cache's capacity.
+
+The caches belong to one client (:class:`SpaceCaches`, held by a ``Memory``): two clients in
+one process keep their own, with their own capacities.
 """
 
 from __future__ import annotations
@@ -13,40 +19,50 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
 
 if TYPE_CHECKING:
-    from graphmem.retrieve.base import SpaceState
     from graphmem.store import GraphStore
 
 T = TypeVar("T")
-_CACHES: list[SpaceCache[Any]] = []
+
+
+class SpaceState(Protocol):
+    """What a cache needs of :class:`graphmem.retrieve.base.SpaceState`."""
+
+    @property
+    def space(self) -> str: ...
+
+    @property
+    def revision(self) -> str | None: ...
 
 
 def _where(store: GraphStore, space: str) -> tuple[Any, ...]:
     return (store.settings.neo4j_uri, store.database, space)
 
 
-def shape_key(store: GraphStore, state: SpaceState) -> tuple[Any, ...]:
-    return (*_where(store, state.space), state.turns, state.sessions,
-            tuple(sorted(state.missing.items())))
+def revision_key(store: GraphStore, state: SpaceState) -> tuple[Any, ...]:
+    return (*_where(store, state.space), state.revision)
+
+
+def _one(_: object) -> int:
+    return 1
 
 
 class SpaceCache(Generic[T]):
-    """Entries by space shape (plus an ``extra`` part of the key), at most ``capacity`` in
+    """Entries by space revision (plus an ``extra`` part of the key), at most ``capacity`` in
     weight (each entry weighs ``weigh(entry)``; 1 by default)."""
 
-    def __init__(self, capacity: int, weigh: Callable[[T], int] = lambda _: 1) -> None:
+    def __init__(self, capacity: int, weigh: Callable[[T], int] = _one) -> None:
         self.capacity = capacity
         self._weigh = weigh
         self._items: OrderedDict[tuple[Any, ...], tuple[T, int]] = OrderedDict()
         self._weight = 0
         self._lock = threading.Lock()
-        _CACHES.append(self)
 
     def get(self, store: GraphStore, state: SpaceState, load: Callable[[], T],
             extra: tuple[Any, ...] = ()) -> T:
-        key = (*shape_key(store, state), *extra)
+        key = (*revision_key(store, state), *extra)
         with self._lock:
             found = self._items.get(key)
             if found is not None:
@@ -56,6 +72,10 @@ class SpaceCache(Generic[T]):
         weight = self._weigh(value)
         with self._lock:
             if key not in self._items:
+                # an older revision of the space is never served again: let it go at once
+                for old in [k for k in self._items
+                            if k[:3] == key[:3] and k[4:] == key[4:] and k != key]:
+                    self._weight -= self._items.pop(old)[1]
                 self._items[key] = (value, weight)
                 self._weight += weight
             while self._weight > self.capacity and len(self._items) > 1:
@@ -64,12 +84,12 @@ class SpaceCache(Generic[T]):
         return value
 
     def latest(self, store: GraphStore, space: str, extra: tuple[Any, ...] = ()) -> T | None:
-        """The most recently used entry of ``space`` whatever its shape (with the same
+        """The most recently used entry of ``space`` whatever its revision (with the same
         ``extra``), for a reader that refreshes what changed instead of reading it all."""
         where = _where(store, space)
         with self._lock:
             for key in reversed(self._items):
-                if key[:3] == where and key[len(key) - len(extra):] == extra:
+                if key[:3] == where and key[4:] == extra:
                     return self._items[key][0]
         return None
 
@@ -82,7 +102,31 @@ class SpaceCache(Generic[T]):
         return len(self._items)
 
 
-def forget_space(space: str) -> None:
-    """Drop every cached part of ``space`` (it was deleted or restored from a file)."""
-    for cache in _CACHES:
-        cache.forget(space)
+class SpaceCaches:
+    """One client's caches of its spaces, one :class:`SpaceCache` per part (the turn table,
+    the statements, the vectors), each made by the first reader that asks for it with the
+    capacity and weight that reader gives."""
+
+    def __init__(self) -> None:
+        self._parts: dict[str, SpaceCache[Any]] = {}
+        self._lock = threading.Lock()
+
+    def part(self, name: str, capacity: int,
+             weigh: Callable[[Any], int] = _one) -> SpaceCache[Any]:
+        with self._lock:
+            cache = self._parts.get(name)
+            if cache is None:
+                cache = self._parts[name] = SpaceCache(capacity, weigh)
+            cache.capacity = capacity  # a setting read at every search
+            return cache
+
+    def forget(self, space: str) -> None:
+        """Drop every cached part of ``space`` (it was deleted or restored): memory back at
+        once, though its revision would keep the entries from being served anyway."""
+        with self._lock:
+            parts = list(self._parts.values())
+        for cache in parts:
+            cache.forget(space)
+
+    def __len__(self) -> int:
+        return sum(len(cache) for cache in self._parts.values())

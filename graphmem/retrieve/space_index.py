@@ -6,7 +6,7 @@ so a space's ranking moves when another tenant adds data (LoCoMo recall of `turn
 up to 6 points with LongMemEval in the same database). Here each space has its own index
 (bm25s, Lucene's formula with k1 = 1.2, b = 0.75, English stop words and Porter stems like
 the `english` analyzer), built on first use from one read of the space and rebuilt when the
-space's number of turns or sessions, or the layers its sessions hold, change; a rebuild
+space's revision changes (any write to the space, :mod:`space_cache`); a rebuild
 tokenizes only the turns whose text is new (stemming is most of an index's cost). Its scores
 depend on that space alone.
 """
@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from graphmem.retrieve.packing import count_tokens
-from graphmem.retrieve.space_cache import SpaceCache
+from graphmem.retrieve.space_cache import SpaceCache, SpaceCaches
 from graphmem.text import native_datetime, turn_text
 
 if TYPE_CHECKING:
@@ -158,10 +158,8 @@ def read_space_turns(store: GraphStore, space: str,
         for row in rows], carried=previous.token_memo() if previous is not None else {})
 
 
-SPACE_TURNS: SpaceCache[SpaceTurns] = SpaceCache(CACHED_SPACES)
-
-
-def space_turns(store: GraphStore, state: SpaceState) -> SpaceTurns:
+def space_turns(store: GraphStore, state: SpaceState, caches: SpaceCaches) -> SpaceTurns:
     """The table of ``state.space``, read when the space changed since the last search."""
-    return SPACE_TURNS.get(store, state, lambda: read_space_turns(
-        store, state.space, SPACE_TURNS.latest(store, state.space)))
+    cache: SpaceCache[SpaceTurns] = caches.part("turns", CACHED_SPACES)
+    return cache.get(store, state, lambda: read_space_turns(
+        store, state.space, cache.latest(store, state.space)))

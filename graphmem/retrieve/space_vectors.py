@@ -3,7 +3,7 @@
 The fused strategy's dense sources (turns, MMS retrieval units, EDUs, scenes, EMA units) were
 exact scans in Neo4j, 10 to 30 ms each on a LoCoMo conversation, paid on every search. Here a
 space's vectors are read once (``cypher/retrieve/space_vectors.cypher``) and kept while the
-space keeps its shape (:mod:`space_cache`); a question then costs one matrix product per
+space keeps its revision (:mod:`space_cache`); a question then costs one matrix product per
 source. Scores are Neo4j's own cosine score, (1 + cos) / 2, and the order is the statements'
 (score, then id), so rankings and the learned ranker's features are those of the scans.
 
@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from graphmem.retrieve.space_cache import SpaceCache
+from graphmem.retrieve.space_cache import SpaceCache, SpaceCaches
 
 if TYPE_CHECKING:
     from graphmem.retrieve.base import SpaceState
@@ -128,19 +128,20 @@ def read_space_vectors(store: GraphStore, space: str, kinds: Sequence[str],
     return SpaceVectors({kind: DenseUnits.build(*found[kind]) for kind in kinds})
 
 
-SPACE_VECTORS: SpaceCache[SpaceVectors] = SpaceCache(1, lambda v: v.rows)
+def _rows(vectors: SpaceVectors) -> int:
+    return vectors.rows
 
 
-def space_vectors(store: GraphStore, state: SpaceState,
-                  kinds: Sequence[str]) -> SpaceVectors | None:
+def space_vectors(store: GraphStore, state: SpaceState, kinds: Sequence[str],
+                  caches: SpaceCaches) -> SpaceVectors | None:
     """The vectors of ``kinds`` for ``state.space``, or None when the space is too large to
     hold in the client (its searches then run in Neo4j)."""
     settings = store.settings
     if state.turns > settings.client_vectors_max_turns:
         return None
-    SPACE_VECTORS.capacity = settings.client_vectors_rows
+    cache: SpaceCache[SpaceVectors] = caches.part("vectors", settings.client_vectors_rows, _rows)
     kinds = tuple(sorted(kinds))
-    return SPACE_VECTORS.get(
+    return cache.get(
         store, state, lambda: read_space_vectors(
-            store, state.space, kinds, SPACE_VECTORS.latest(store, state.space, kinds)),
+            store, state.space, kinds, cache.latest(store, state.space, kinds)),
         extra=kinds)

@@ -9,7 +9,7 @@ A statement is shown as its turn is, under the session's date header, after the 
 unless it names the speaker already. A space without EDUs offers none.
 
 Where the client holds the space's vectors (:mod:`space_vectors`), the statements' texts are
-read once per space shape (``cypher/retrieve/space_statements.cypher``) and scored with numpy;
+read once per space revision (``cypher/retrieve/space_statements.cypher``) and scored with numpy;
 otherwise one statement per search finds them in Neo4j
 (``cypher/retrieve/turn_statements.cypher``). Both score as Neo4j does, (1 + cos) / 2, ties
 to the smaller id, so both choose the same statements.
@@ -72,9 +72,6 @@ def _read(store: GraphStore, space: str) -> SpaceStatements:
     return SpaceStatements(dict(by_turn))
 
 
-SPACE_STATEMENTS: SpaceCache[SpaceStatements] = SpaceCache(CACHED_SPACES)
-
-
 def turn_statements(ctx: RetrievalContext, state: SpaceState, table: SpaceTurns,
                     rows: list[int], vectors: SpaceVectors | None = None
                     ) -> list[Statement | None]:
@@ -105,7 +102,8 @@ def _nearest_in_neo4j(ctx: RetrievalContext, state: SpaceState,
 
 def _nearest_held(ctx: RetrievalContext, state: SpaceState, ids: list[str],
                   held: DenseUnits) -> dict[str, tuple[str, str, float]]:
-    known = SPACE_STATEMENTS.get(ctx.store, state, lambda: _read(ctx.store, state.space))
+    cache: SpaceCache[SpaceStatements] = ctx.caches.part("statements", CACHED_SPACES)
+    known = cache.get(ctx.store, state, lambda: _read(ctx.store, state.space))
     position = {unit: i for i, unit in enumerate(held.ids)}
     offered = [(turn, unit, text) for turn in ids for unit, text in known.by_turn.get(turn, ())
                if unit in position]

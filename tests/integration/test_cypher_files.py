@@ -135,15 +135,17 @@ def _vector(store: GraphStore, space: str, memory: Memory) -> None:
 def _space_state(store: GraphStore, space: str, memory: Memory) -> None:
     [row] = store.read("admin/space_state", space=space, layers=["turns", "edus", "nothing"])
     assert row["in_space"] == 17 and row["in_database"] >= 17 and row["sessions"] == 3
+    assert isinstance(row["revision"], str) and len(row["revision"]) == 36  # a UUID
     assert row["layers"] == [{"layer": "turns", "missing": 0}, {"layer": "edus", "missing": 0},
                              {"layer": "nothing", "missing": 3}]
     [empty] = store.read("admin/space_state", space=space + "-none", layers=["turns"])
-    assert (empty["in_space"], empty["sessions"], empty["layers"]) == (
-        0, 0, [{"layer": "turns", "missing": 0}])
+    assert (empty["revision"], empty["in_space"], empty["sessions"], empty["layers"]) == (
+        None, 0, 0, [{"layer": "turns", "missing": 0}])
     # a database without a single turn still gives its row (a fresh database does that)
     no_turns = cypher.load("admin/space_state").replace(":Turn", ":NoTurnHasThisLabel")
     assert query_rows(store, no_turns, space=space, layers=[]) == [
-        {"in_space": 0, "in_database": 0, "sessions": 3, "layers": []}]
+        {"revision": row["revision"], "in_space": 0, "in_database": 0, "sessions": 3,
+         "layers": []}]
 
 
 @case("ingest/mark_layers")
@@ -170,9 +172,11 @@ def _mark_layers(store: GraphStore, space: str, memory: Memory) -> None:
 def _lock_space(store: GraphStore, space: str, memory: Memory) -> None:
     text = cypher.load("ingest/lock_space")
     done: list[str] = []
+    [before] = store.read("admin/space_state", space=space, layers=[])
     with store.driver.session(database=store.database) as first:
         tx = first.begin_transaction()
-        assert tx.run(text, space=space).single()["space"] == space  # type: ignore[index]
+        locked = tx.run(text, space=space).single()
+        assert locked is not None and locked["space"] == space
 
         def second(name: str) -> None:
             with store.driver.session(database=store.database) as other:
@@ -189,8 +193,9 @@ def _lock_space(store: GraphStore, space: str, memory: Memory) -> None:
         tx.commit()
         waiting.join(timeout=30)
     assert done == [f"{space}-other", space]  # this one went on once the first committed
-    assert query_rows(store, "MATCH (s:Space {id: $id}) RETURN keys(s) AS k", id=space) == [
-        {"k": ["id"]}]  # the node is left as it was
+    [after] = store.read("admin/space_state", space=space, layers=[])
+    # each writer gave the space a new revision: the second one's is what stays
+    assert after["revision"] not in (before["revision"], locked["revision"], None)
     store.run_autocommit("admin/delete_space", space=f"{space}-other")
 
 
@@ -424,10 +429,15 @@ def _mms_units(store: GraphStore, space: str, memory: Memory) -> None:
 @case("retrieve/ppr_edus")
 def _ppr(store: GraphStore, space: str, memory: Memory) -> None:
     [state] = store.read("retrieve/ppr_graph_state", space=space)
-    assert state["edus"] > 17 and state["links"] > 0
+    [space_row] = store.read("admin/space_state", space=space, layers=[])
+    assert state["edus"] > 17 and state["revision"] == space_row["revision"]
+    assert store.read("retrieve/ppr_graph_state", space="elsewhere") == [
+        {"revision": None, "edus": 0}]
+    [counts] = query_rows(store, "MATCH (a:Argument {space: $space}) RETURN count(a) AS n",
+                          space=space)
     name = f"test-{space}"
     [projected] = store.write("retrieve/ppr_project", space=space, graph=name)
-    assert projected["made"] and projected["nodes"] == state["edus"] + state["arguments"]
+    assert projected["made"] and projected["nodes"] == state["edus"] + counts["n"]
     [again] = store.write("retrieve/ppr_project", space=space, graph=name)
     assert again == {"made": False, "nodes": None}  # found, not made twice
     # a small space's projection stays small (four readers' buffers took ~36 MiB each)

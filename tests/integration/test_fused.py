@@ -20,7 +20,7 @@ from graphmem.retrieve.candidates import OPTIONAL_LAYERS, Pools, gather
 from graphmem.retrieve.features import candidate_rows
 from graphmem.retrieve.packing import count_tokens
 from graphmem.retrieve.space_index import space_turns
-from graphmem.retrieve.space_vectors import SPACE_VECTORS, read_space_vectors
+from graphmem.retrieve.space_vectors import read_space_vectors
 from graphmem.retrieve.statements import turn_statements
 
 from helpers import SAMPLE, query_rows
@@ -56,7 +56,7 @@ def test_every_layer_the_space_holds_feeds_candidates(memory: Memory, space: str
     query = Query("How did Jonas's knee hold up in Lisbon?", memory.embedder)
     ctx = RetrievalContext(memory.store, memory.embedder, query)
     state = space_state(memory.store, space, ("turns", *OPTIONAL_LAYERS))
-    signals = gather(ctx, state, space_turns(memory.store, state), Pools())
+    signals = gather(ctx, state, space_turns(memory.store, state, memory.caches), Pools())
     assert set(signals.sources) == {"bm25", "vector", "units", "edus", "scenes", "events",
                                     "episodes"}
     assert all(signals.ranks.get(s) for s in ("bm25", "vector", "edus", "units", "scenes"))
@@ -67,8 +67,8 @@ def test_every_layer_the_space_holds_feeds_candidates(memory: Memory, space: str
     try:
         bare.ingest(SAMPLE, space=other)
         state = space_state(memory.store, other, ("turns", *OPTIONAL_LAYERS))
-        assert gather(ctx, state, space_turns(memory.store, state), Pools()).sources == (
-            "bm25", "vector")
+        table = space_turns(memory.store, state, memory.caches)
+        assert gather(ctx, state, table, Pools()).sources == ("bm25", "vector")
         found = memory.search("What breed of dog did Maya adopt?", space=other,
                               strategy="graphmem", budget=60)
         assert "greyhound" in found.context
@@ -81,13 +81,14 @@ def test_vectors_scored_in_the_client_rank_as_neo4j_does(memory: Memory, space: 
                                                           ) -> None:
     memory.ingest(SAMPLE, space=space)
     state = space_state(memory.store, space, ("turns", *OPTIONAL_LAYERS))
-    table = space_turns(memory.store, state)
+    table = space_turns(memory.store, state, memory.caches)
     dense = ("vector", "units", "edus", "scenes", "episodes")
     for question in ("How did Jonas's knee hold up in Lisbon?", "What breed is the dog?",
                      "What did Maya make in pottery class?"):
-        ctx = RetrievalContext(memory.store, memory.embedder, Query(question, memory.embedder))
+        ctx = RetrievalContext(memory.store, memory.embedder, Query(question, memory.embedder),
+                               caches=memory.caches)
         held = gather(ctx, state, table, Pools(edus=5, turns=7), dense)
-        assert len(SPACE_VECTORS) >= 1  # the space's vectors are now in the client
+        assert len(memory.caches) >= 2  # the space's table and vectors are now in the client
         with monkeypatch.context() as patched:  # the same space searched by Neo4j's scans
             patched.setattr(memory.store, "settings", memory.settings.model_copy(
                 update={"client_vectors_max_turns": 0}))
@@ -104,7 +105,7 @@ def test_vectors_scored_in_the_client_rank_as_neo4j_does(memory: Memory, space: 
                                           "to fetch frisbees at the beach."}])
     memory.flush()
     state = space_state(memory.store, space, ("turns", *OPTIONAL_LAYERS))
-    table = space_turns(memory.store, state)
+    table = space_turns(memory.store, state, memory.caches)
     ctx = RetrievalContext(memory.store, memory.embedder,
                            Query("Which toy does the greyhound fetch?", memory.embedder))
     top = gather(ctx, state, table, Pools(turns=1), ("vector",)).ranks["vector"]
@@ -207,7 +208,7 @@ def test_a_statement_stands_in_for_its_turn_when_the_budget_is_tight(memory: Mem
     # the client's scoring of the statements and Neo4j's choose the same ones
     ctx = RetrievalContext(memory.store, memory.embedder, Query(question, memory.embedder))
     state = space_state(memory.store, space, ("turns", *OPTIONAL_LAYERS))
-    table = space_turns(memory.store, state)
+    table = space_turns(memory.store, state, memory.caches)
     signals = gather(ctx, state, table, Pools())
     rows = candidate_rows(table, signals)
     assert signals.held is not None

@@ -20,7 +20,7 @@ from graphmem.retrieve.features import FAMILIES, FEATURES, Asked, candidate_rows
 from graphmem.retrieve.fused import packing_inputs, render, select
 from graphmem.retrieve.packing import count_tokens, pack
 from graphmem.retrieve.ranker import SHIPPED, TreeRanker, from_json, load_ranker
-from graphmem.retrieve.space_cache import SpaceCache, forget_space
+from graphmem.retrieve.space_cache import SpaceCache, SpaceCaches
 from graphmem.retrieve.space_index import SpaceTurns, TurnRow, _stem, _stem_word
 from graphmem.retrieve.space_vectors import DenseUnits
 from graphmem.retrieve.statements import Statement, statement_line
@@ -270,15 +270,16 @@ def test_client_vectors_score_like_neo4j_and_break_ties_by_id() -> None:
 
 
 def test_the_space_cache_keeps_its_weight_within_capacity() -> None:
-    cache: SpaceCache[list[int]] = SpaceCache(5, len)
+    caches = SpaceCaches()
+    cache: SpaceCache[list[int]] = caches.part("test", 5, len)
     store = SimpleNamespace(settings=SimpleNamespace(neo4j_uri="bolt://x"), database="neo4j")
     loads: list[str] = []
 
-    def state(space: str, turns: int = 1) -> SpaceState:
-        return SpaceState(space, turns, 10, 1, {})
+    def state(space: str, revision: str = "r1") -> SpaceState:
+        return SpaceState(space, 1, 10, 1, {}, revision)
 
-    def get(space: str, size: int, turns: int = 1) -> list[int]:
-        return cache.get(store, state(space, turns),  # type: ignore[arg-type]
+    def get(space: str, size: int, revision: str = "r1") -> list[int]:
+        return cache.get(store, state(space, revision),  # type: ignore[arg-type]
                          lambda: loads.append(space) or [0] * size)
 
     get("a", 2), get("b", 2), get("a", 2)  # a is used again: b is now the oldest
@@ -287,15 +288,19 @@ def test_the_space_cache_keeps_its_weight_within_capacity() -> None:
     assert loads == ["a", "b", "c"] and len(cache) == 2
     get("b", 2)  # b left to make room, so it is read again
     assert loads == ["a", "b", "c", "b"]
-    get("b", 2, turns=2)  # the space changed: read afresh
-    assert loads[-1] == "b" and len(loads) == 5
-    forget_space("b")
-    get("b", 2, turns=2)
+    get("b", 2, revision="r2")  # the space changed: read afresh, the old revision let go
+    assert loads[-1] == "b" and len(loads) == 5 and len(cache) == 2
+    get("b", 2, revision="r1")  # an older revision (a restore) is never a cache hit either
     assert len(loads) == 6
+    caches.forget("b")
+    get("b", 2, revision="r2")
+    assert len(loads) == 7
     assert cache.latest(store, "b") == [0, 0]  # type: ignore[arg-type]
     assert cache.latest(store, "zzz") is None  # type: ignore[arg-type]
-    forget_space("b")
+    caches.forget("b")
     assert cache.latest(store, "b") is None  # type: ignore[arg-type]
+    assert caches.part("test", 7) is cache and cache.capacity == 7  # one part per name
+    assert SpaceCaches().part("test", 5, len) is not cache  # each client its own
 
 
 def test_a_rebuilt_bm25_keeps_the_terms_it_had_and_scores_as_a_fresh_one() -> None:
