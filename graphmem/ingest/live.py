@@ -77,6 +77,22 @@ class LivePlan:
     closed_session: bool  # a session was open before this call and is closed by it
     last_message_at: datetime
     pending: list[str]  # already waiting before this call
+    read: dict[str, Any] = field(default_factory=dict)  # what the plan was made from: the
+    seen: dict[str, Any] = field(default_factory=dict)  # statement's params and its row
+
+
+class Superseded(Exception):
+    """What a write was computed from changed before its transaction held the space's lock
+    (another writer, in any process, committed first): the write is abandoned and made again
+    from what is stored now."""
+
+
+def unchanged(tx: Tx, live: LivePlan) -> None:
+    """Inside the write transaction, once the lock is held: the conversation still reads as
+    when ``live`` was planned, so the positions and ids it gives the new turns are free."""
+    if tx.run("ingest/live_session", **live.read) != [live.seen]:
+        raise Superseded(f"conversation {live.record.key!r} changed while its messages were "
+                         "being prepared")
 
 
 def _naive_utc(value: datetime) -> datetime:
@@ -129,9 +145,9 @@ def plan(store: GraphStore, space: str, conversation: str, messages: list[Messag
     """Read where the messages go and build the open session's record with them appended."""
     cid = conversation_id(space, conversation)
     given = [m.id for m in messages if m.id is not None]
-    [row] = store.read("ingest/live_session", space=space, conversation_id=cid,
-                       session=session, turn_ids=[turn_id(space, conversation, g)
-                                                  for g in given])
+    read = {"space": space, "conversation_id": cid, "session": session,
+            "turn_ids": [turn_id(space, conversation, g) for g in given]}
+    [row] = store.read("ingest/live_session", **read)
     stored = {i for g in given if (i := turn_id(space, conversation, g))
               in set(row["stored_turn_ids"])}
     known = [g for g in given if turn_id(space, conversation, g) in stored]
@@ -165,7 +181,7 @@ def plan(store: GraphStore, space: str, conversation: str, messages: list[Messag
     return LivePlan(record, chosen, [t.source_id for t in turns[len(base.turns):]], known,
                     new_session=not open_now, closed_session=current is not None and not open_now,
                     last_message_at=max(last, previous) if previous else last,
-                    pending=list(row["pending"]))
+                    pending=list(row["pending"]), read=read, seen=row)
 
 
 def _is_open(session: dict[str, Any], at: datetime, gap: timedelta) -> bool:

@@ -18,6 +18,7 @@ that message's work.
 from __future__ import annotations
 
 import logging
+import random
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -30,12 +31,22 @@ from graphmem.ingest.fields import key as field_key
 from graphmem.ingest.ids import check_space, conversation_id
 from graphmem.ingest.layer import Job, LayerContext
 from graphmem.ingest.layers import LAYERS, parse_names, run_order
-from graphmem.ingest.live import LiveReport, Message, mark, parse_messages, plan
+from graphmem.ingest.live import (
+    LivePlan,
+    LiveReport,
+    Message,
+    Superseded,
+    mark,
+    parse_messages,
+    plan,
+    unchanged,
+)
 from graphmem.ingest.stored import stored_conversations
 from graphmem.ingest.writer import GraphWriter
 from graphmem.store import GraphStore, Tx
 
 log = logging.getLogger("graphmem.live")
+ATTEMPTS = 50  # a write planned again after other writers committed first, at most
 
 
 class LiveWorker:
@@ -128,20 +139,21 @@ class LiveWriter:
         now = [n for n in order if n == "turns" or (mode == "inline"
                                                      and LAYERS[n].scope == "session")]
         later = [n for n in order if n not in now]
-        # the whole add under the conversation's lock: two adds at once would otherwise read
-        # the same open session and give their turns the same positions
+        gap = timedelta(minutes=self.settings.live_session_gap_minutes)
+        # Writers of one conversation in this client take turns; writers in other clients or
+        # processes are serialised by the database: the write transaction takes the space's
+        # lock, then checks that the conversation still reads as planned, and when another
+        # writer committed first the messages are planned again from what is stored now.
         with self.writing(space, conversation):
-            live = plan(self.store, space, conversation, parsed, session,
-                        timedelta(minutes=self.settings.live_session_gap_minutes))
-            report = LiveReport(space, conversation, live.session.key, live.added, live.known,
-                                live.new_session)
-            if live.added:
-                waiting_sessions = [] if mode == "inline" else [live.session.key]
-                done = GraphWriter(self._context(), now).write(
-                    space, [live.record],
-                    finish=lambda tx, job: mark(tx, job, live, later, waiting_sessions))
-                report.layers = {name: t.seconds for name, t in done.layers.items()}
-                report.write_seconds = done.write_seconds
+            for attempt in range(ATTEMPTS):
+                live = plan(self.store, space, conversation, parsed, session, gap)
+                try:
+                    report = self._write(live, now, later)
+                    break
+                except Superseded:
+                    if attempt == ATTEMPTS - 1:
+                        raise
+                    time.sleep(random.uniform(0, 0.01 * (attempt + 1)))
         pending = list(dict.fromkeys([*live.pending, *later])) if live.added else live.pending
         if mode == "background" and pending:
             self.worker().submit(space, conversation)
@@ -149,6 +161,22 @@ class LiveWriter:
             report.refreshed = self.refresh(space, conversation).get(conversation, [])
         report.pending = [n for n in pending if n not in report.refreshed]
         report.seconds = time.perf_counter() - began
+        return report
+
+    def _write(self, live: LivePlan, now: list[str], later: list[str]) -> LiveReport:
+        """Write the planned turns with the ``now`` layers and mark ``later`` pending; raises
+        :class:`Superseded` when the conversation changed since it was planned."""
+        space, conversation = live.read["space"], live.record.key
+        report = LiveReport(space, conversation, live.session.key, live.added, live.known,
+                            live.new_session)
+        if not live.added:
+            return report
+        waiting = [] if self.settings.live_derive == "inline" else [live.session.key]
+        done = GraphWriter(self._context(), now).write(
+            space, [live.record], check=lambda tx, _job: unchanged(tx, live),
+            finish=lambda tx, job: mark(tx, job, live, later, waiting))
+        report.layers = {name: t.seconds for name, t in done.layers.items()}
+        report.write_seconds = done.write_seconds
         return report
 
     def worker(self) -> LiveWorker:
@@ -167,20 +195,40 @@ class LiveWriter:
         for row in self.store.read("ingest/pending_conversations", space=space,
                                    conversation_id=cid):
             key = row["conversation"]
-            names = [n for n in run_order(row["pending"], present=["turns"]) if n != "turns"]
-            [record] = stored_conversations(self.store, space, conversation_id(space, key))
-            waiting = set(row["sessions"])
-            per_session = [n for n in names if LAYERS[n].scope == "session"]
-            whole = [n for n in names if n not in per_session]
-            opened = record.model_copy(update={"sessions": tuple(
-                s for s in record.sessions if s.key in waiting)})
-            turn = self.writing(space, key)
-            if per_session and opened.sessions:
-                GraphWriter(self._context(), per_session).write(space, [opened], lock=turn)
-            clear = _Clear(row["pending"], row["sessions"], row["version"])
-            GraphWriter(self._context(), whole).write(space, [record], finish=clear, lock=turn)
-            done[key] = names
+            for attempt in range(ATTEMPTS):
+                try:
+                    done[key] = self._derive(space, row)
+                    break
+                except Superseded:  # a message arrived meanwhile: derive from what is now
+                    if attempt == ATTEMPTS - 1:
+                        raise
+                    [*again] = self.store.read("ingest/pending_conversations", space=space,
+                                               conversation_id=conversation_id(space, key))
+                    if not again:  # another client derived it all
+                        break
+                    row = again[0]
         return done
+
+    def _derive(self, space: str, row: dict[str, Any]) -> list[str]:
+        """One conversation's pending layers, from the stored turns as of ``row`` (its
+        pending work and live version); each write checks, once it holds the space's lock,
+        that no message was added since, so a derivation never overwrites a newer one."""
+        key = row["conversation"]
+        names = [n for n in run_order(row["pending"], present=["turns"]) if n != "turns"]
+        [record] = stored_conversations(self.store, space, conversation_id(space, key))
+        waiting = set(row["sessions"])
+        per_session = [n for n in names if LAYERS[n].scope == "session"]
+        whole = [n for n in names if n not in per_session]
+        opened = record.model_copy(update={"sessions": tuple(
+            s for s in record.sessions if s.key in waiting)})
+        turn = self.writing(space, key)
+        clear = _Clear(row["pending"], row["sessions"], row["version"])
+        if per_session and opened.sessions:
+            GraphWriter(self._context(), per_session).write(space, [opened], lock=turn,
+                                                            check=clear.check)
+        GraphWriter(self._context(), whole).write(space, [record], finish=clear, lock=turn,
+                                                  check=clear.check)
+        return names
 
     def flush(self, timeout: float | None = None) -> bool:
         return self._worker.flush(timeout) if self._worker is not None else True
@@ -196,6 +244,14 @@ class _Clear:
 
     def __init__(self, layers: list[str], sessions: list[str], version: int) -> None:
         self.layers, self.sessions, self.version = layers, sessions, version
+
+    def check(self, tx: Tx, job: Job) -> None:
+        """Raise :class:`Superseded` when a message was added after the refresh read."""
+        rows = tx.run("ingest/pending_conversations", space=job.space,
+                      conversation_id=job.conversation_id)
+        if not rows or rows[0]["version"] != self.version:
+            raise Superseded(f"conversation {job.conversation.key!r} received messages while "
+                             "its layers were being derived")
 
     def __call__(self, tx: Tx, job: Job) -> None:
         tx.run("ingest/clear_pending", space=job.space, conversation_id=job.conversation_id,

@@ -115,6 +115,7 @@ class GraphWriter:
     def write(self, space: str, conversations: Sequence[ConversationRecord],
               report: IngestReport | None = None, *,
               finish: Callable[[Tx, Job], None] | None = None,
+              check: Callable[[Tx, Job], None] | None = None,
               lock: AbstractContextManager[Any] | None = None) -> IngestReport:
         """Write each conversation in its own transaction; ``finish`` runs last inside it, and
         ``lock`` is held around it (not around the computing before it)."""
@@ -125,7 +126,7 @@ class GraphWriter:
                    disable=not self.context.progress, leave=False)
         for done, conversation in enumerate(bar):
             try:
-                self.write_one(space, conversation, report, finish, lock)
+                self.write_one(space, conversation, report, finish, lock, check)
             except Exception as exc:
                 exc.add_note(f"{done} of {len(conversations)} conversations were stored before "
                              f"conversation {conversation.key!r} failed, which was not; running "
@@ -140,7 +141,12 @@ class GraphWriter:
 
     def write_one(self, space: str, conv: ConversationRecord, report: IngestReport,
                    finish: Callable[[Tx, Job], None] | None = None,
-                   lock: AbstractContextManager[Any] | None = None) -> None:
+                   lock: AbstractContextManager[Any] | None = None,
+                   check: Callable[[Tx, Job], None] | None = None) -> None:
+        """Compute every layer's part of ``conv``, then write it in one transaction: first
+        the space's lock, then ``check`` (which may raise to abandon the write when what the
+        computing read has changed since: it reads after every earlier writer committed),
+        the layers, the sessions' layer marks, and ``finish``."""
         job = Job(space, conv, self._load)
         payloads: list[tuple[Layer[Any], Any, float]] = []
         for layer in self.layers:
@@ -152,6 +158,8 @@ class GraphWriter:
 
         def work(tx: Tx) -> None:
             tx.run("ingest/lock_space", space=space)  # writers of one space take turns
+            if check is not None:
+                check(tx, job)
             for layer, payload, _ in payloads:
                 layer.write(tx, job, payload)
             tx.run("ingest/mark_layers", space=space, session_ids=job.session_ids,
