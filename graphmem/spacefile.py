@@ -25,22 +25,64 @@ import numpy as np
 from neo4j.time import Date, DateTime
 
 from graphmem.errors import ConfigurationError, InputError
-from graphmem.ingest.ids import check_space
+from graphmem.ingest.ids import check_space, space_prefix
 from graphmem.store import GraphStore, Tx
 
 FORMAT = "graphmem-space"
 VERSION = 1
 BATCH = 1000
 
-# the closed sets a restore may create
-LABELS = frozenset({
-    "Space", "Conversation", "Session", "Turn", "Speaker", "EDU", "Argument", "Event",
-    "Boundary", "RetrievalUnit", "ContextUnit", "Character", "Scene", "Profile", "Episode"})
-TYPES = frozenset({
-    "HAS_CONVERSATION", "HAS_SPEAKER", "HAS_SESSION", "HAS_TURN", "SPOKEN_BY", "NEXT",
-    "HAS_EDU", "FROM_TURN", "HAS_ARGUMENT", "SYNONYM", "HAS_EVENT", "OPENS", "NEXT_EVENT",
-    "CLOSES", "HAS_UNIT", "SHOWS", "SPEAKS_AS", "HAS_SCENE", "IN_SCENE", "HAS_PROFILE",
-    "FEATURES", "HAS_EPISODE", "RELATED", "SUPERSEDED_BY", "MERGED_INTO"})
+# The closed sets a restore may create: each label with the properties its nodes must have
+# (besides id and space; "embedding" is a vector of the configured size), each relationship
+# type with the labels it may join. A file that breaks them would break searches later.
+EMBEDDED = ("embedding",)
+LABELS: dict[str, tuple[str, ...]] = {
+    "Space": (),
+    "Conversation": ("key",),
+    "Session": ("key", "index", "conversation_id"),
+    "Speaker": ("name",),
+    "Turn": ("text", "speaker", "order", "session_id", "conversation_id", "source_id",
+             *EMBEDDED),
+    "EDU": ("text", "session_id", "conversation_id", "source_ids", *EMBEDDED),
+    "Argument": ("text", *EMBEDDED),
+    "Event": ("session_id", "conversation_id", "source_ids", *EMBEDDED),
+    "Boundary": ("conversation_id", *EMBEDDED),
+    "RetrievalUnit": ("text", "session_id", "source_ids", *EMBEDDED),
+    "ContextUnit": ("text", "session_id", "source_ids"),
+    "Character": ("key", "name"),
+    "Scene": ("conversation_id", "source_ids", *EMBEDDED),
+    "Profile": ("text", "conversation_id", "source_ids", *EMBEDDED),
+    "Episode": ("conversation_id", "source_ids", *EMBEDDED),
+}
+_DERIVED = ("Boundary", "ContextUnit", "EDU", "Episode", "Event", "Profile", "RetrievalUnit",
+            "Scene")
+TYPES: dict[str, frozenset[tuple[str, str]]] = {name: frozenset(ends) for name, ends in {
+    "HAS_CONVERSATION": [("Space", "Conversation")],
+    "HAS_SPEAKER": [("Conversation", "Speaker")],
+    "HAS_SESSION": [("Conversation", "Session")],
+    "HAS_TURN": [("Session", "Turn")],
+    "SPOKEN_BY": [("Turn", "Speaker")],
+    "NEXT": [("Turn", "Turn")],
+    "HAS_EDU": [("Session", "EDU")],
+    "FROM_TURN": [(label, "Turn") for label in _DERIVED],
+    "HAS_ARGUMENT": [("EDU", "Argument")],
+    "SYNONYM": [("Argument", "Argument")],
+    "HAS_EVENT": [("Session", "Event")],
+    "OPENS": [("Boundary", "Event")],
+    "CLOSES": [("Boundary", "Event")],
+    "NEXT_EVENT": [("Event", "Event")],
+    "HAS_UNIT": [("Session", "RetrievalUnit")],
+    "SHOWS": [("RetrievalUnit", "ContextUnit")],
+    "SPEAKS_AS": [("Character", "Speaker")],
+    "HAS_SCENE": [("Conversation", "Scene")],
+    "IN_SCENE": [("Character", "Scene")],
+    "HAS_PROFILE": [("Character", "Profile")],
+    "FEATURES": [("Profile", "Scene")],
+    "HAS_EPISODE": [("Session", "Episode")],
+    "RELATED": [("Episode", "Episode")],
+    "SUPERSEDED_BY": [("Episode", "Episode")],
+    "MERGED_INTO": [("Episode", "Episode")],
+}.items()}
 
 
 @dataclass
@@ -168,18 +210,18 @@ def read_space_file(path: Path, dimensions: int) -> SpaceFile:
             f"GRAPHMEM_EMBEDDING_DIMENSIONS is {dimensions}")
     nodes: list[dict[str, Any]] = []
     relationships: list[dict[str, Any]] = []
+    ids: set[str] = set()
     for number, row in lines:
         where = {"file": str(path), "record": f"line {number}"}
         try:
             if "labels" in row:
                 if row.get("k") != len(nodes):
                     raise InputError("nodes out of order", **where)
-                unknown = set(row["labels"]) - LABELS
-                if unknown or not row["labels"]:
-                    raise InputError(f"labels {sorted(unknown)} are not graphmem's", **where)
                 props = {key: decode(v) for key, v in row["props"].items()}
-                if props.get("space", header["space"]) != header["space"]:
-                    raise InputError(f"a node of space {props.get('space')!r}", **where)
+                check_node(row["labels"], props, header["space"], dimensions, where)
+                if props["id"] in ids:
+                    raise InputError(f"node id {props['id']!r} appears twice", **where)
+                ids.add(props["id"])
                 nodes.append({"labels": row["labels"], "props": props})
             elif "type" in row:
                 if row["type"] not in TYPES:
@@ -188,6 +230,10 @@ def read_space_file(path: Path, dimensions: int) -> SpaceFile:
                 if not all(isinstance(row[end], int) and 0 <= row[end] < len(nodes)
                            for end in ("from", "to")):
                     raise InputError("a relationship to a node not listed before it", **where)
+                ends = (nodes[row["from"]]["labels"][0], nodes[row["to"]]["labels"][0])
+                if ends not in TYPES[row["type"]]:
+                    raise InputError(f"a {row['type']} relationship from a {ends[0]} to a "
+                                     f"{ends[1]}, which graphmem never writes", **where)
                 relationships.append({"type": row["type"], "from": row["from"],
                                       "to": row["to"],
                                       "props": {k: decode(v) for k, v in row["props"].items()}})
@@ -195,11 +241,42 @@ def read_space_file(path: Path, dimensions: int) -> SpaceFile:
                 raise InputError("neither a node nor a relationship", **where)
         except (KeyError, TypeError, ValueError) as exc:
             raise InputError(f"malformed line ({exc})", **where) from exc
+    if sum(node["labels"] == ["Space"] for node in nodes) != 1:
+        raise InputError("the file must hold its space's own Space node, once", file=str(path))
     if (len(nodes), len(relationships)) != (header.get("nodes"), header.get("relationships")):
         raise InputError(f"the file is cut short: {len(nodes)} nodes and {len(relationships)} "
                          f"relationships, the header says {header.get('nodes')} and "
                          f"{header.get('relationships')}", file=str(path))
     return SpaceFile(header, nodes, relationships)
+
+
+def check_node(labels: Any, props: dict[str, Any], space: str, dimensions: int,
+                where: dict[str, str]) -> None:
+    """One node of a file for ``space``: one label of graphmem's, the properties that label
+    needs, and an id of that space (a file must not plant nodes where another space's ingest
+    would merge onto them)."""
+    if not isinstance(labels, list) or len(labels) != 1 or labels[0] not in LABELS:
+        raise InputError(f"labels {labels!r} are not one of graphmem's", **where)
+    label, ident = labels[0], props.get("id")
+    if not isinstance(ident, str):
+        raise InputError(f"a {label} node without an id", **where)
+    if label == "Space":
+        if ident != space or set(props) != {"id"}:
+            raise InputError(f"a Space node {ident!r} that is not the file's space", **where)
+        return
+    if props.get("space") != space or not ident.startswith(space_prefix(space)):
+        raise InputError(f"a {label} node {ident!r} of space {props.get('space')!r}: every "
+                         f"node must belong to the file's space {space!r}", **where)
+    for name in LABELS[label]:
+        value = props.get(name)
+        if value is None:
+            raise InputError(f"a {label} node {ident!r} without its {name!r}", **where)
+        if name == "embedding" and not (
+                isinstance(value, list) and len(value) == dimensions
+                and all(isinstance(x, (int, float)) for x in value)):
+            size = len(value) if isinstance(value, list) else type(value).__name__
+            raise InputError(f"a {label} node {ident!r} whose embedding is {size}, not a "
+                             f"vector of {dimensions}", **where)
 
 
 def import_space(store: GraphStore, data: SpaceFile, path: Path,

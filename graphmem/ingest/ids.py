@@ -42,6 +42,12 @@ def part(text: str, safe: str = "") -> str:
     return f"{head}{_HASHED}{digest}"
 
 
+def space_prefix(space: str) -> str:
+    """What the id of every node of ``space`` (but its ``Space`` node) starts with: no other
+    space's ids do, since a space's own part never holds a '/'."""
+    return f"{part(space)}/"
+
+
 def conversation_id(space: str, key: str) -> str:
     return f"{part(space)}/{part(key)}"
 

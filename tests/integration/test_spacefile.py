@@ -4,17 +4,22 @@ nothing, in the space or in any other."""
 
 from __future__ import annotations
 
+import base64
 import gzip
 import json
+import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 from click.testing import CliRunner
 
 from graphmem.cli import main
 from graphmem.client import Memory
 from graphmem.errors import InputError
+from graphmem.ingest.ids import turn_id
 
 from helpers import SAMPLE
 
@@ -88,7 +93,7 @@ def test_restoring_over_a_space_needs_replace_and_a_bad_file_changes_nothing(
     broken = tmp_path / "broken.jsonl.gz"
     with gzip.open(broken, "wt") as out:
         out.writelines(json.dumps(row) + "\n" for row in rows)
-    with pytest.raises(InputError, match=r"line 6: labels \['Admin'\] are not graphmem's"):
+    with pytest.raises(InputError, match=r"line 6: labels \['Turn', 'Admin'\] are not one of"):
         memory.import_space(broken, replace=True)
     cut = tmp_path / "cut.jsonl.gz"
     cut.write_bytes(backup.read_bytes()[:-200])
@@ -101,6 +106,61 @@ def test_restoring_over_a_space_needs_replace_and_a_bad_file_changes_nothing(
     assert snapshot(memory, space) == original
     assert snapshot(memory, other) == others
     memory.delete_space(other)
+
+
+def write_rows(path: Path, rows: list[dict[str, Any]]) -> Path:
+    with gzip.open(path, "wt") as out:
+        out.writelines(json.dumps(row) + "\n" for row in rows)
+    return path
+
+
+def test_a_crafted_or_broken_backup_is_refused_before_anything_is_written(
+        memory: Memory, space: str, tmp_path: Path) -> None:
+    """A file for one space cannot plant nodes in another's id space (the victim's next
+    ingest would merge onto them, and deleting the file's space would delete them), nor hold
+    nodes that would break searches later."""
+    victim, evil = space, f"{space}-evil"
+    memory.ingest(SAMPLE, space=victim, layers="edus")
+    memory.ingest(SAMPLE, space=evil, layers="edus")
+    rows = lines(memory.export_space(evil, tmp_path / "evil.jsonl.gz").path)
+    kept = snapshot(memory, victim), snapshot(memory, evil)
+    first = {label: next(n for n, row in enumerate(rows) if row.get("labels") == [label])
+             for label in ("Space", "Turn", "EDU")}
+    turn, edu = first["Turn"], first["EDU"]
+    victim_turn = turn_id(victim, "maya-jonas", "s1:1")
+    short = {"$f64": base64.b64encode(np.zeros(3, dtype="<f8").tobytes()).decode()}
+    has_turn = next(n for n, row in enumerate(rows) if row.get("type") == "HAS_TURN")
+    cases: list[tuple[str, Callable[[list[dict[str, Any]]], object], str]] = [
+        ("victim id", lambda r: r[turn]["props"].update(id=victim_turn),
+         f"a Turn node '{re.escape(victim_turn)}' of space '{re.escape(evil)}'"),
+        ("victim space", lambda r: r[first["Space"]]["props"].update(id=victim),
+         "a Space node .* that is not the file's space"),
+        ("no space", lambda r: r[edu]["props"].pop("space"), "of space None"),
+        ("no text", lambda r: r[turn]["props"].pop("text"), "without its 'text'"),
+        ("short vector", lambda r: r[edu]["props"].update(embedding=short),
+         "whose embedding is 3, not a vector of 384"),
+        ("no vector", lambda r: r[turn]["props"].pop("embedding"), "without its 'embedding'"),
+        ("reversed", lambda r: r[has_turn].update({"from": r[has_turn]["to"],
+                                                   "to": r[has_turn]["from"]}),
+         "a HAS_TURN relationship from a Turn to a Session"),
+        ("twice", lambda r: r[turn + 1]["props"].update(id=r[turn]["props"]["id"]),
+         "appears twice"),
+    ]
+    try:
+        for name, craft, says in cases:
+            crafted = json.loads(json.dumps(rows))
+            craft(crafted)
+            path = write_rows(tmp_path / f"{name}.jsonl.gz", crafted)
+            with pytest.raises(InputError, match=says):
+                memory.import_space(path, replace=True)
+            assert (snapshot(memory, victim), snapshot(memory, evil)) == kept, name
+        # the untouched file restores as before
+        assert memory.import_space(write_rows(tmp_path / "ok.jsonl.gz", rows),
+                                   replace=True).replaced
+        assert snapshot(memory, evil) == kept[1]
+    finally:
+        memory.delete_space(evil)
+    assert snapshot(memory, victim) == kept[0]
 
 
 def test_export_and_import_commands(space: str, neo4j_server: object, tmp_path: Path) -> None:
