@@ -3,10 +3,11 @@ names another one is refused with the same message whatever the transport."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import hmac
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from graphmem.errors import GraphmemError
+from graphmem.errors import ConfigurationError, GraphmemError
 from graphmem.ingest.ids import check_space
 
 
@@ -37,3 +38,27 @@ class Spaces:
             raise AccessError(f"space {space!r} is not served here; allowed: "
                               f"{', '.join(sorted(self.allowed))}")
         return space
+
+
+def token_spaces(tokens: Mapping[str, list[str]]) -> dict[str, Spaces]:
+    """``GRAPHMEM_REST_TOKENS`` (the bearer tokens of both HTTP servers, REST and MCP)
+    checked: at least one token, each long enough and with its spaces."""
+    if not tokens:
+        raise ConfigurationError('no bearer tokens: set GRAPHMEM_REST_TOKENS, e.g. '
+                                 '\'{"a-long-random-secret": ["alice"]}\'')
+    short = [t for t in tokens if len(t) < 16]
+    if short:
+        raise ConfigurationError("a bearer token of GRAPHMEM_REST_TOKENS is shorter than 16 "
+                                 "characters")
+    return {token: Spaces.of(names) for token, names in tokens.items()}
+
+
+def spaces_of(tokens: Mapping[str, Spaces], given: bytes | str) -> Spaces | None:
+    """The spaces of the bearer token ``given``, or None when no token matches (every token
+    is compared, in constant time)."""
+    wanted = given.encode() if isinstance(given, str) else given
+    found = None
+    for token, spaces in tokens.items():
+        if hmac.compare_digest(token.encode(), wanted):
+            found = spaces
+    return found

@@ -7,6 +7,9 @@ import click
 
 from graphmem.cli_support import friendly_errors
 from graphmem.config import Settings
+from graphmem.errors import ConfigurationError
+
+LOOPBACK = ("127.0.0.1", "localhost", "::1")
 
 
 @click.command()
@@ -15,31 +18,51 @@ from graphmem.config import Settings
                    "refused. With one, calls may leave the space out.")
 @click.option("--transport", type=click.Choice(["stdio", "http"]), default="stdio",
               show_default=True, help="stdio for a local MCP client; http: streamable HTTP.")
-@click.option("--host", default="127.0.0.1", show_default=True)
+@click.option("--host", default="127.0.0.1", show_default=True,
+              help="HTTP: the address to listen on; any but the loopback needs bearer tokens.")
 @click.option("--port", type=click.IntRange(1, 65535), default=8765, show_default=True)
+@click.option("--allow-host", "allow_hosts", multiple=True, metavar="HOST[:PORT]",
+              help="HTTP: a Host header to answer besides the loopback's (repeat for more; "
+                   "e.g. memory.example.com:*); browsers' Origins must match one too.")
 @friendly_errors
-def mcp(spaces: tuple[str, ...], transport: str, host: str, port: int) -> None:
+def mcp(spaces: tuple[str, ...], transport: str, host: str, port: int,
+        allow_hosts: tuple[str, ...]) -> None:
     """Serve memory to agents over MCP: tools add_messages, search_memory, answer_question,
-    list_spaces and delete_space (HTTP endpoint: http://HOST:PORT/mcp)."""
+    list_spaces and delete_space (HTTP endpoint: http://HOST:PORT/mcp). Over HTTP every
+    request needs a bearer token of GRAPHMEM_REST_TOKENS (the REST server's) when tokens are
+    set, and may use the spaces of its token; without tokens, only the loopback is served."""
     from graphmem.client import Memory
-    from graphmem.serve.access import Spaces
+    from graphmem.serve.access import Spaces, token_spaces
 
     try:
-        from graphmem.serve.mcp_tools import build_server
+        from graphmem.serve.mcp_tools import build_server, http_app
     except ImportError as exc:
         raise click.ClickException("the MCP server needs the 'server' extra: "
                                    "pip install 'graphmem[server]'") from exc
 
     allowed = Spaces.of(spaces)
-    with Memory(Settings()) as memory:
+    settings = Settings()
+    tokens = None
+    if transport == "http":
+        tokens = token_spaces(settings.rest_tokens) if settings.rest_tokens else None
+        if tokens is None and host not in LOOPBACK:
+            raise ConfigurationError(
+                f"MCP over HTTP on {host} would let anyone who reaches the port use "
+                f"{', '.join(sorted(allowed.allowed))}: set GRAPHMEM_REST_TOKENS (bearer "
+                "tokens and their spaces) or listen on 127.0.0.1")
+    with Memory(settings) as memory:
         ready = memory.warm_up()
-        click.echo(f"graphmem MCP server for {', '.join(sorted(allowed.allowed))} "
+        guarded = " (bearer tokens required)" if tokens else ""
+        click.echo(f"graphmem MCP server for {', '.join(sorted(allowed.allowed))}{guarded} "
                    f"(models loaded in {ready:.1f} s)", err=True)
-        server = build_server(memory, allowed)
+        server = build_server(memory, allowed, tokens)
         if transport == "stdio":
             server.run("stdio")
         else:
-            server.run("streamable-http", host=host, port=port)
+            import uvicorn
+
+            uvicorn.run(http_app(server, host, allow_hosts), host=host, port=port,
+                        log_level="warning")
 
 
 @click.command()
@@ -53,11 +76,12 @@ def serve(host: str, port: int) -> None:
     try:
         import uvicorn
 
-        from graphmem.serve.rest import build_app, token_spaces
+        from graphmem.serve.rest import build_app
     except ImportError as exc:
         raise click.ClickException("the REST server needs the 'server' extra: "
                                    "pip install 'graphmem[server]'") from exc
     from graphmem.client import Memory
+    from graphmem.serve.access import token_spaces
 
     tokens = token_spaces(settings.rest_tokens)
     with Memory(settings) as memory:

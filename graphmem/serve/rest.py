@@ -9,7 +9,6 @@ prints for the same mistake.
 
 from __future__ import annotations
 
-import hmac
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Annotated, Any
 
@@ -30,7 +29,7 @@ from graphmem.errors import (
     MissingLayerError,
     UnknownStrategyError,
 )
-from graphmem.serve.access import AccessError, Spaces
+from graphmem.serve.access import AccessError, Spaces, spaces_of
 from graphmem.serve.schemas import (
     AddIn,
     AddOut,
@@ -71,13 +70,10 @@ def caller(request: Request, credentials: Annotated[HTTPAuthorizationCredentials
                                                     Depends(_bearer)]) -> Spaces:
     """The spaces of the request's bearer token (every token is compared, in constant time)."""
     given = (credentials.credentials if credentials else "").encode()
-    found = None
-    for token, spaces in request.app.state.tokens.items():
-        if hmac.compare_digest(token.encode(), given):
-            found = spaces
+    found = spaces_of(request.app.state.tokens, given)
     if found is None:
         raise _Unauthorised()
-    return found  # type: ignore[no-any-return]
+    return found
 
 
 Caller = Annotated[Spaces, Depends(caller)]
@@ -167,17 +163,3 @@ def build_app(memory: Memory, tokens: Mapping[str, Spaces], max_body_bytes: int)
         return Refreshed(refreshed=memory.refresh(who.resolve(space)))
 
     return app
-
-
-
-
-def token_spaces(tokens: Mapping[str, list[str]]) -> dict[str, Spaces]:
-    """``GRAPHMEM_REST_TOKENS`` checked: at least one token, each with its spaces."""
-    if not tokens:
-        raise ConfigurationError('no bearer tokens: set GRAPHMEM_REST_TOKENS, e.g. '
-                                 '\'{"a-long-random-secret": ["alice"]}\'')
-    short = [t for t in tokens if len(t) < 16]
-    if short:
-        raise ConfigurationError("a bearer token of GRAPHMEM_REST_TOKENS is shorter than 16 "
-                                 "characters")
-    return {token: Spaces.of(names) for token, names in tokens.items()}

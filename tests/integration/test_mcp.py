@@ -5,6 +5,7 @@ refused every time."""
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import socket
 import subprocess
@@ -13,8 +14,10 @@ import time
 from collections.abc import Awaitable, Callable, Iterator
 from typing import Any
 
+import httpx2
 import pytest
 from mcp import Client, StdioServerParameters
+from mcp.client.streamable_http import streamable_http_client
 
 from graphmem.client import Memory
 from graphmem.serve.access import Spaces
@@ -114,21 +117,28 @@ def test_stdio_server_as_a_desktop_client_starts_it(memory: Memory, space: str) 
     assert memory.has_space(space)
 
 
+def start_http(spaces: list[str], env: dict[str, str]) -> tuple[subprocess.Popen[bytes], str]:
+    port = free_port()
+    args = [a for space in spaces for a in ("--space", space)]
+    process = subprocess.Popen(
+        [sys.executable, "-m", "graphmem", "mcp", *args, "--transport", "http",
+         "--port", str(port)], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        assert process.poll() is None, process.stderr.read().decode()  # type: ignore[union-attr]
+        with socket.socket() as s:
+            if s.connect_ex(("127.0.0.1", port)) == 0:
+                break
+        time.sleep(0.5)
+    return process, f"http://127.0.0.1:{port}/mcp"
+
+
 @pytest.fixture()
 def http_server(space: str) -> Iterator[str]:
-    port = free_port()
-    process = subprocess.Popen(
-        [sys.executable, "-m", "graphmem", "mcp", "--space", space, "--transport", "http",
-         "--port", str(port)], env=_env(), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    env = {k: v for k, v in _env().items() if k != "GRAPHMEM_REST_TOKENS"}
+    process, url = start_http([space], env)
     try:
-        deadline = time.monotonic() + 120
-        while time.monotonic() < deadline:
-            assert process.poll() is None, process.stderr.read().decode()  # type: ignore[union-attr]
-            with socket.socket() as s:
-                if s.connect_ex(("127.0.0.1", port)) == 0:
-                    break
-            time.sleep(0.5)
-        yield f"http://127.0.0.1:{port}/mcp"
+        yield url
     finally:
         process.terminate()
         process.wait(timeout=30)
@@ -147,3 +157,60 @@ def test_streamable_http(memory: Memory, space: str, http_server: str) -> None:
     assert added.structured_content["added"] == ["session_1:1"]
     assert "Skye" in found.structured_content["context"]
     assert [s["space"] for s in listed.structured_content["result"]] == [space]
+
+
+ALICE, BOB = "alice-secret-token-0001", "bob-secret-token-00002"
+
+
+def with_token(url: str, token: str | None) -> Any:
+    """The SDK's streamable-HTTP transport sending ``Authorization: Bearer <token>``."""
+    headers = {"Authorization": f"Bearer {token}"} if token else {}
+    return streamable_http_client(url, http_client=httpx2.AsyncClient(headers=headers))
+
+
+def test_streamable_http_needs_a_token_and_keeps_to_its_spaces(memory: Memory,
+                                                              space: str) -> None:
+    other = f"{space}-bob"
+    memory.add_messages(space, "c", [{"speaker": "Ann", "text": "My locker code is 4471."}])
+    memory.add_messages(other, "c", [{"speaker": "Bob", "text": "My locker code is 9902."}])
+    env = {**_env(), "GRAPHMEM_REST_TOKENS": json.dumps({ALICE: [space], BOB: [other]})}
+    process, url = start_http([space, other], env)
+    try:
+        async def alice(client: Client) -> tuple[Any, Any, Any]:
+            found = await client.call_tool("search_memory", {
+                "question": "What is the locker code?", "space": space, "budget": 50})
+            refused = await client.call_tool("search_memory", {
+                "question": "What is the locker code?", "space": other, "budget": 50})
+            listed = await client.call_tool("list_spaces", {})
+            return found, refused, listed
+
+        found, refused, listed = run(alice, with_token(url, ALICE))
+        assert "4471" in found.structured_content["context"]
+        assert refused.is_error and "not served here" in refused.content[0].text
+        assert [s["space"] for s in listed.structured_content["result"]] == [space]
+        for token in (None, "not-a-token-of-this-server"):
+            with pytest.raises(Exception):  # noqa: B017 - the SDK raises its transport's error
+                run(lambda client: client.list_tools(), with_token(url, token))
+            answer = httpx2.post(url, json={"jsonrpc": "2.0", "id": 1, "method": "ping"},
+                                 headers={"Authorization": f"Bearer {token}"} if token else {})
+            assert answer.status_code == 401
+        forged = httpx2.post(url, json={"jsonrpc": "2.0", "id": 1, "method": "ping"},
+                             headers={"Authorization": f"Bearer {ALICE}",
+                                      "Host": "evil.example.com"})
+        assert forged.status_code in (400, 403, 421)  # not a host this server answers
+        assert memory.has_space(other)
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
+        memory.delete_space(other)
+
+
+def test_http_on_a_public_address_needs_tokens(space: str) -> None:
+    env = {k: v for k, v in _env().items() if k != "GRAPHMEM_REST_TOKENS"}
+    done = subprocess.run([sys.executable, "-m", "graphmem", "mcp", "--space", space,
+                           "--transport", "http", "--host", "0.0.0.0", "--port",
+                           str(free_port())], env=env, capture_output=True, text=True,
+                          timeout=120, check=False)
+    assert done.returncode != 0
+    assert "set GRAPHMEM_REST_TOKENS" in done.stdout + done.stderr
+    assert "Traceback" not in done.stderr
