@@ -17,7 +17,7 @@ from graphmem.cli_support import (
     require_space,
     settings_of,
 )
-from graphmem.ingest.loaders import FORMATS
+from graphmem.ingest.inputs.loaders import FORMATS
 from graphmem.providers.llm import usage_table
 from graphmem.retrieve.registry import RECIPES, RECOMMENDED, strategy_names
 

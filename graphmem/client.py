@@ -16,13 +16,13 @@ from typing import Any, Literal
 
 from graphmem.config import Settings
 from graphmem.errors import ConfigurationError, InputError
-from graphmem.ingest.fields import Where, check_record, unique
 from graphmem.ingest.ids import check_space
+from graphmem.ingest.inputs.fields import Where, check_record, unique
+from graphmem.ingest.inputs.loaders import BadTurnPolicy, Format, parse_file
 from graphmem.ingest.layer import LayerContext
 from graphmem.ingest.layers import parse_names, run_order, with_needs
 from graphmem.ingest.live import LiveReport, Message
 from graphmem.ingest.live_writer import LiveWriter
-from graphmem.ingest.loaders import BadTurnPolicy, Format, parse_file
 from graphmem.ingest.parallel import write_parallel, write_spaces
 from graphmem.ingest.stored import stored_conversations
 from graphmem.ingest.writer import GraphWriter, IngestReport
@@ -86,21 +86,15 @@ class Memory:
     def warm_up(self) -> float:
         """Load the models a search uses and open the connection; returns the seconds spent.
         Searches never include this one-time cost in their latency once it is paid."""
-        import numpy as np
-
         from graphmem.nlp import parse
         from graphmem.retrieve.cues import date_span
-        from graphmem.retrieve.features import FEATURES
-        from graphmem.retrieve.ranker import load_ranker
-        from graphmem.retrieve.space_index import tokenize
+        from graphmem.retrieve.fused import warm_up as warm_fused
 
         began = time.perf_counter()
         self.embedder.embed(["warm up"])
         parse(["Maya warmed up on 1 May 2023."])
         date_span("1 May 2023")  # dateparser's languages load on first use
-        tokenize(["warm up"])  # bm25s, its stop words and the Porter stemmer
-        ranker = load_ranker()
-        ranker.probabilities(np.zeros((1, len(FEATURES)), dtype=np.float32))  # LightGBM loads
+        warm_fused()
         self._check_vectors()
         return time.perf_counter() - began
 

@@ -8,7 +8,10 @@
 - arguments: how an entity or noun phrase is normalised so that the same thing said twice is
   one node (:func:`normalise_argument`, :func:`arguments_of`), for stored statements and for
   the mentions of a question alike;
-- Lucene terms of a question (:func:`lucene_terms`).
+- Lucene terms of a question (:func:`lucene_terms`);
+- characters and places: the key a name or a place is compared by (:func:`character_key`,
+  :func:`place_key`) and a space's cast of characters with its fuzzy merge of names
+  (:class:`Cast`), for the scenes layer and the strategies that match a question's persons.
 
 This module imports nothing else of graphmem, so any module may use it.
 """
@@ -16,6 +19,7 @@ This module imports nothing else of graphmem, so any module may use it.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from datetime import datetime
 from typing import Any
 
@@ -94,3 +98,56 @@ def arguments_of(span: Any) -> tuple[str, ...]:
         if chunk.root.pos_ != "PRON" and (arg := normalise_argument(chunk)):
             found.setdefault(arg, None)
     return tuple(found)
+
+
+# ---------------------------------------------------------------------- characters, places
+MERGE_SCORE = 85.0  # rapidfuzz WRatio at which a mention joins a known character
+_POSSESSIVE = re.compile(r"(?:'s|’s|')$")
+_SPACES = re.compile(r"\s+")
+
+
+def character_key(name: str) -> str:
+    """What identifies a character inside its space: the name in lower case, without a
+    possessive ending or extra spaces."""
+    return _SPACES.sub(" ", _POSSESSIVE.sub("", name.strip())).strip().lower()
+
+
+def place_key(place: str) -> str:
+    """A place compared without its article or case: "the Grand Canyon" is "grand canyon"."""
+    words = place.strip().lower().split()
+    return " ".join(words[1:] if words[:1] == ["the"] else words)
+
+
+class Cast:
+    """The characters of one space: a display name per key, and the fuzzy merge of new names
+    into known ones (speakers and stored characters are known first)."""
+
+    def __init__(self, known: Iterable[str] = ()) -> None:
+        self.names: dict[str, str] = {}
+        for name in known:
+            self.add(name)
+
+    def add(self, name: str) -> str:
+        key = character_key(name)
+        if key and key not in self.names:
+            self.names[key] = _POSSESSIVE.sub("", name.strip())
+        return key
+
+    def resolve(self, mention: str) -> str:
+        """The key of the character ``mention`` names, a new one when nobody known matches."""
+        from rapidfuzz import fuzz, process, utils
+
+        key = character_key(mention)
+        if not key or key in self.names:
+            return key
+        best = process.extractOne(key, list(self.names), scorer=fuzz.WRatio,
+                                  processor=utils.default_process, score_cutoff=MERGE_SCORE)
+        return str(best[0]) if best is not None else self.add(mention)
+
+    def match(self, text: str) -> list[str]:
+        """Keys of the known characters ``text`` names (no new one is made)."""
+        from rapidfuzz import fuzz, process, utils
+
+        found = process.extractOne(character_key(text), list(self.names), scorer=fuzz.WRatio,
+                                   processor=utils.default_process, score_cutoff=MERGE_SCORE)
+        return [str(found[0])] if found is not None else []

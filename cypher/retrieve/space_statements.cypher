@@ -1,6 +1,6 @@
 // Strategy `graphmem`: the event statements (EDUs) of one space that can stand in for their
 // turn when packing, with the turn each comes from and how it reads; the client keeps them
-// beside the space's vectors and scores them for each question (graphmem/retrieve/statements.py).
+// beside the space's vectors and scores them for each question (graphmem/retrieve/fused/statements.py).
 // The same statements as turn_statements.cypher offers: of one turn alone, not chunks.
 // Params: $space.
 MATCH (:Session)-[:HAS_EDU]->(e:EDU {space: $space, kind: 'edu'})-[:FROM_TURN]->(t:Turn)

@@ -1,5 +1,5 @@
 // Strategy `graphmem`: every embedded unit of one space with the ids of its turns, read once so
-// the client can score them for each question (graphmem/retrieve/space_vectors.py). Units the
+// the client can score them for each question (graphmem/retrieve/fused/space_vectors.py). Units the
 // dense searches leave out are left out here too: EDUs and episodic units without a session,
 // units without a context unit, episodic units merged into another. With $vectors false the
 // embeddings are left out (null): the client then keeps the vectors it holds whose embedded_hash

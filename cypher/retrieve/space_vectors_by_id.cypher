@@ -1,5 +1,5 @@
 // Strategy `graphmem`: the embeddings of some units of one space, by kind and id: what the
-// client lacks after the space changed (graphmem/retrieve/space_vectors.py).
+// client lacks after the space changed (graphmem/retrieve/fused/space_vectors.py).
 // Params: $space, $rows (list of {kind, id}; kind of 'vector', 'units', 'edus', 'scenes',
 // 'episodes').
 UNWIND $rows AS row

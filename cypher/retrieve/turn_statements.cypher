@@ -1,6 +1,6 @@
 // Strategy `graphmem`: for each candidate turn, its event statement (EDU) nearest the question,
 // which packing may show in place of the whole turn when it costs fewer tokens
-// (graphmem/retrieve/statements.py). Only statements drawn from that one turn alone are
+// (graphmem/retrieve/fused/statements.py). Only statements drawn from that one turn alone are
 // offered: a chunk renders its whole turn anyway, and a statement of several turns does not
 // stand for one. Score: Neo4j's cosine score, (1 + cos) / 2; ties go to the smaller id.
 // Params: $space, $turn_ids, $embedding (the question's vector).

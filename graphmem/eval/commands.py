@@ -138,10 +138,9 @@ def calibrate_segmenter(data: Path, q: float, out: Path | None) -> None:
     import json
 
     from graphmem.config import Settings
-    from graphmem.eval.calibration import calibrate
-    from graphmem.ingest.boundary_model import FEATURES, MODEL_PATH
-    from graphmem.ingest.segmentation import SegmentationConfig
+    from graphmem.ingest.layers.events import FEATURES, MODEL_PATH, SegmentationConfig
     from graphmem.providers.embedder import SentenceTransformerEmbedder
+    from graphmem.training.segmenter import calibrate
 
     embedder = SentenceTransformerEmbedder.from_settings(Settings())
     model, score = calibrate(data, embedder, SegmentationConfig(q=q))
@@ -177,8 +176,8 @@ def train_ranker(locomo: tuple[Path, ...], longmemeval: tuple[Path, ...], folds:
     """Train the `graphmem` strategy's ranker on development splits, validated on whole
     conversations held out; the spaces are ingested (and reused) as `graphmem eval` does."""
     from graphmem.client import Memory
-    from graphmem.eval.ranker_training import collect, train
-    from graphmem.retrieve.ranker import SHIPPED
+    from graphmem.retrieve.fused import SHIPPED
+    from graphmem.training.ranker import collect, train
 
     if not locomo and not longmemeval:
         raise click.UsageError("give --locomo, --longmemeval or both")
@@ -213,9 +212,9 @@ def train_memdecider(locomo: Path | None, longmemeval: Path | None, folds: int, 
     """Train EMA's MemDecider (admission filter) on development splits and validate it by
     holding whole conversations out."""
     from graphmem.config import Settings
-    from graphmem.eval.memdecider_training import TrainConfig, episodes, train
-    from graphmem.ingest.memdecider import METRICS_PATH, MODEL_PATH
+    from graphmem.ingest.layers.episodes import METRICS_PATH, MODEL_PATH
     from graphmem.providers.embedder import SentenceTransformerEmbedder
+    from graphmem.training.memdecider import TrainConfig, episodes, train
 
     if locomo is None and longmemeval is None:
         raise click.UsageError("give --locomo, --longmemeval or both")

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from graphmem.errors import InputError
-from graphmem.ingest.loaders import read_json
+from graphmem.ingest.inputs.loaders import read_json
 
 _DIA_ID = re.compile(r"D\d+:\d+")
 LOCOMO_CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}

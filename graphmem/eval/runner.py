@@ -23,8 +23,8 @@ from graphmem.client import Memory
 from graphmem.eval.datasets import Question, locomo_questions, longmemeval_questions
 from graphmem.eval.metrics import answer_recall, answer_words, covered_turns, percentile
 from graphmem.eval.qa import QAScorer
+from graphmem.ingest.inputs.loaders import parse_file
 from graphmem.ingest.layers import LAYERS, parse_names
-from graphmem.ingest.loaders import parse_file
 from graphmem.ingest.writer import IngestReport
 from graphmem.models import ConversationRecord, Hit, SearchResult
 from graphmem.retrieve.packing import pack

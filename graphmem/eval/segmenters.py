@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from graphmem.errors import ConfigurationError, UnknownStrategyError
-from graphmem.ingest.segmentation import SegmentationConfig, segment
+from graphmem.ingest.layers.events import SegmentationConfig, segment
 from graphmem.providers.embedder import Embedder
 from graphmem.providers.llm import LLM
 

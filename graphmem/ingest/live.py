@@ -20,8 +20,8 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from graphmem.errors import InputError
-from graphmem.ingest.fields import Where, key, kind, turn
 from graphmem.ingest.ids import conversation_id, session_id, turn_id
+from graphmem.ingest.inputs.fields import Where, key, kind, turn
 from graphmem.ingest.layer import Job
 from graphmem.ingest.layers import layer_names
 from graphmem.models import ConversationRecord, SessionRecord, TurnRecord

@@ -26,9 +26,9 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from graphmem.config import Settings
-from graphmem.ingest.fields import Where
-from graphmem.ingest.fields import key as field_key
 from graphmem.ingest.ids import check_space, conversation_id
+from graphmem.ingest.inputs.fields import Where
+from graphmem.ingest.inputs.fields import key as field_key
 from graphmem.ingest.layer import Job, LayerContext
 from graphmem.ingest.layers import LAYERS, parse_names, run_order
 from graphmem.ingest.live import (

@@ -21,14 +21,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from graphmem.ingest.views import Cast, character_key
 from graphmem.models import Hit
 from graphmem.retrieve import cues
 from graphmem.retrieve.base import RetrievalContext, SpaceState, Strategy, hits_for
 from graphmem.retrieve.emem import EMemConfig, EMemSearch
 from graphmem.retrieve.hits import turn_hit
 from graphmem.retrieve.ppr import PPRConfig
-from graphmem.text import native_datetime
+from graphmem.text import Cast, character_key, native_datetime
 
 
 @dataclass(frozen=True)

@@ -23,8 +23,8 @@ from datetime import datetime, timedelta
 from functools import lru_cache
 from typing import Any, TypeVar
 
-from graphmem.ingest.views import Cast, place_key
 from graphmem.nlp import parse
+from graphmem.text import Cast, place_key
 
 MONTHS = {m.lower() for m in calendar.month_name if m}
 _YEAR = re.compile(r"\b(1[89]|20)\d{2}\b")

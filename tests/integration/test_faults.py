@@ -19,7 +19,7 @@ import pytest
 from graphmem.client import Memory
 from graphmem.config import Settings
 from graphmem.errors import DatabaseUnavailable
-from graphmem.ingest.loaders import parse_file
+from graphmem.ingest.inputs.loaders import parse_file
 from graphmem.models import ConversationRecord
 from graphmem.neo4j_server.local import LAUNCHER_CLASS, LocalNeo4j
 from graphmem.processes import live_pid

@@ -16,12 +16,12 @@ import pytest
 
 from graphmem.client import Memory
 from graphmem.retrieve.base import Query, RetrievalContext, space_state
-from graphmem.retrieve.candidates import OPTIONAL_LAYERS, Pools, gather
-from graphmem.retrieve.features import candidate_rows
+from graphmem.retrieve.fused.candidates import OPTIONAL_LAYERS, Pools, gather
+from graphmem.retrieve.fused.features import candidate_rows
+from graphmem.retrieve.fused.space_index import space_turns
+from graphmem.retrieve.fused.space_vectors import read_space_vectors
+from graphmem.retrieve.fused.statements import turn_statements
 from graphmem.retrieve.packing import count_tokens
-from graphmem.retrieve.space_index import space_turns
-from graphmem.retrieve.space_vectors import read_space_vectors
-from graphmem.retrieve.statements import turn_statements
 
 from helpers import SAMPLE, query_rows
 

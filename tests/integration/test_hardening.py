@@ -11,8 +11,8 @@ import pytest
 
 from graphmem.client import Memory
 from graphmem.errors import InputError
-from graphmem.ingest.fields import MAX_ID_CHARS, MAX_NAME_CHARS
 from graphmem.ingest.ids import MAX_SPACE_CHARS
+from graphmem.ingest.inputs.fields import MAX_ID_CHARS, MAX_NAME_CHARS
 from graphmem.models import ConversationRecord, SessionRecord, TurnRecord
 
 from helpers import DATA, query_rows

@@ -109,7 +109,7 @@ def test_a_layers_llm_path_and_fallbacks_without_a_server(memory: Memory, space:
 
 
 def stored_or_parsed(memory: Memory) -> list[Any]:
-    from graphmem.ingest.loaders import parse_file
+    from graphmem.ingest.inputs.loaders import parse_file
 
     return list(parse_file(SAMPLE, "json", max_turn_chars=memory.settings.max_turn_chars)
                 .conversations)

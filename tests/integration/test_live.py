@@ -13,7 +13,7 @@ import pytest
 from graphmem.client import Memory
 from graphmem.config import Settings
 from graphmem.errors import InputError
-from graphmem.ingest.loaders import parse_file
+from graphmem.ingest.inputs.loaders import parse_file
 from graphmem.models import ConversationRecord, SessionRecord
 from graphmem.providers.embedder import Embedder
 from graphmem.store import GraphStore
@@ -184,8 +184,8 @@ def test_bad_messages_name_the_place_and_write_nothing(memory: Memory, space: st
 
 def test_synonyms_found_in_the_database_equal_those_from_the_vectors(
         memory: Memory, space: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    from graphmem.ingest import edu_layer
     from graphmem.ingest.layer import LayerContext
+    from graphmem.ingest.layers.edus import layer as edu_layer
 
     memory.ingest(SAMPLE, space=space, layers="edus")
     texts = ["pottery classes", "the Tuesday evening class", "a half marathon in Lisbon",

@@ -18,8 +18,8 @@ from graphmem.cli import main
 from graphmem.client import Memory
 from graphmem.config import Settings
 from graphmem.errors import DatabaseUnavailable, InputError
+from graphmem.ingest.inputs.loaders import parse_file
 from graphmem.ingest.layers import run_order
-from graphmem.ingest.loaders import parse_file
 from graphmem.ingest.parallel import write_parallel
 from graphmem.ingest.writer import IngestReport
 from graphmem.models import ConversationRecord
@@ -116,7 +116,7 @@ import multiprocessing, sys, threading, time
 from pathlib import Path
 from graphmem.config import Settings
 from graphmem.ingest.layers import run_order
-from graphmem.ingest.loaders import parse_file
+from graphmem.ingest.inputs.loaders import parse_file
 from graphmem.ingest.parallel import write_parallel
 from graphmem.ingest.writer import IngestReport
 

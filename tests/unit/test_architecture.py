@@ -15,6 +15,7 @@ from graphmem.retrieve.registry import RECIPES
 
 PACKAGE = Path(__file__).resolve().parents[2] / "graphmem"
 MAX_LINES = 400
+MAX_MODULES = 20  # in one folder
 
 
 def module_name(path: Path) -> str:
@@ -74,12 +75,78 @@ def test_the_cycle_finder_finds_cycles() -> None:
     assert find_cycle({"a": {"b"}, "b": set(), "c": {"a", "b"}}) is None
 
 
-def test_no_import_cycles_in_graphmem() -> None:
+def import_graph() -> dict[str, set[str]]:
     files = sorted(PACKAGE.rglob("*.py"))
     known = {module_name(p) for p in files}
-    graph = {module_name(p): imports(p, known) for p in files}
+    return {module_name(p): imports(p, known) for p in files}
+
+
+def test_no_import_cycles_in_graphmem() -> None:
+    graph = import_graph()
     assert graph["graphmem.retrieve.registry"] >= {"graphmem.retrieve.emem"}  # sanity
     assert find_cycle(graph) is None
+
+
+def inside(module: str, package: str) -> bool:
+    return module == package or module.startswith(package + ".")
+
+
+def reached_past(package: str, allowed: tuple[str, ...]) -> dict[str, set[str]]:
+    """Modules outside ``package`` (and outside ``allowed`` packages) that import one of its
+    modules other than its ``__init__``."""
+    found: dict[str, set[str]] = {}
+    for module, targets in import_graph().items():
+        if inside(module, package) or any(inside(module, a) for a in allowed):
+            continue
+        deep = {t for t in targets if inside(t, package) and t != package}
+        if deep:
+            found[module] = deep
+    return found
+
+
+LAYER_PACKAGES = sorted(
+    f"graphmem.ingest.layers.{p.name}" for p in (PACKAGE / "ingest" / "layers").iterdir()
+    if (p / "__init__.py").is_file())
+
+
+def test_the_layout_shows_the_plug_ins() -> None:
+    names = [package.rpartition(".")[2] for package in LAYER_PACKAGES]
+    assert names == ["edus", "episodes", "events", "scenes", "segments"]
+    for name in LAYERS:  # every built-in layer is a module or package of the registry's folder
+        assert LAYERS[name].__module__.startswith("graphmem.ingest.layers."), name
+    assert RECIPES["graphmem"].strategy.__module__.startswith("graphmem.retrieve.fused.")
+
+
+@pytest.mark.parametrize("package", LAYER_PACKAGES)
+def test_a_layer_package_is_used_through_its_init(package: str) -> None:
+    """Only the registry and training reach past a layer package's ``__init__``."""
+    allowed = ("graphmem.ingest.layers", "graphmem.training")
+    assert reached_past(package, allowed) == {}
+
+
+def test_the_fused_strategy_keeps_its_parts() -> None:
+    assert reached_past("graphmem.retrieve.fused", ("graphmem.training",)) == {}
+
+
+def test_the_read_path_does_not_import_the_write_path() -> None:
+    graph = import_graph()
+    crossing = {m: {t for t in ts if inside(t, "graphmem.ingest")} for m, ts in graph.items()
+                if inside(m, "graphmem.retrieve")}
+    assert {m: ts for m, ts in crossing.items() if ts} == {}
+
+
+def test_nothing_at_run_time_imports_training() -> None:
+    graph = import_graph()
+    runtime = [m for m in graph if not inside(m, "graphmem.training")
+               and not inside(m, "graphmem.eval")]
+    assert {m: graph[m] & {t for t in graph if inside(t, "graphmem.training")}
+            for m in runtime if any(inside(t, "graphmem.training") for t in graph[m])} == {}
+
+
+def test_no_folder_holds_more_than_twenty_modules() -> None:
+    crowded = {str(d.relative_to(PACKAGE.parent)): n for d in [PACKAGE, *PACKAGE.rglob("*")]
+               if d.is_dir() and (n := len(list(d.glob("*.py")))) > MAX_MODULES}
+    assert crowded == {}
 
 
 def test_no_module_is_too_long() -> None:

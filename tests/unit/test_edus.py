@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from graphmem.ingest.edus import resolve_relative, session_edus
+from graphmem.ingest.layers.edus.extract import resolve_relative, session_edus
 from graphmem.models import SessionRecord, TurnRecord
 
 DAY = datetime(2023, 5, 8, 13, 56)  # a Monday

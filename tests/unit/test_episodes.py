@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from graphmem.ingest.episodes import (
+from graphmem.ingest.layers.episodes.units import (
     EpisodeConfig,
     build_units,
     confidence,
@@ -119,8 +119,8 @@ def test_the_caller_puts_superseded_units_after_their_replacement() -> None:
 
 
 def test_the_llm_describes_units_and_decides_updates_with_rule_fallbacks() -> None:
-    from graphmem.ingest.episode_layer import EpisodeLayer
     from graphmem.ingest.layer import LayerContext
+    from graphmem.ingest.layers.episodes.layer import EpisodeLayer
     from graphmem.testing import ScriptedLLM
 
     turns = [turn(0, "Ana", "I plan to fly to Rome in May.", [1, 0], day=1),

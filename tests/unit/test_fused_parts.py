@@ -13,17 +13,17 @@ import numpy as np
 import pytest
 
 from graphmem.errors import ConfigurationError
-from graphmem.eval.ranker_training import Sample, fit, folds_of, out_of_fold, recall, train
 from graphmem.retrieve.base import SpaceState
-from graphmem.retrieve.candidates import SOURCES, Signals
-from graphmem.retrieve.features import FAMILIES, FEATURES, Asked, candidate_rows, matrix
-from graphmem.retrieve.fused import packing_inputs, render, select
+from graphmem.retrieve.fused.candidates import SOURCES, Signals
+from graphmem.retrieve.fused.features import FAMILIES, FEATURES, Asked, candidate_rows, matrix
+from graphmem.retrieve.fused.ranker import SHIPPED, TreeRanker, from_json, load_ranker
+from graphmem.retrieve.fused.space_index import SpaceTurns, TurnRow, _stem, _stem_word
+from graphmem.retrieve.fused.space_vectors import DenseUnits
+from graphmem.retrieve.fused.statements import Statement, statement_line
+from graphmem.retrieve.fused.strategy import packing_inputs, render, select
 from graphmem.retrieve.packing import count_tokens, pack
-from graphmem.retrieve.ranker import SHIPPED, TreeRanker, from_json, load_ranker
 from graphmem.retrieve.space_cache import SpaceCache, SpaceCaches
-from graphmem.retrieve.space_index import SpaceTurns, TurnRow, _stem, _stem_word
-from graphmem.retrieve.space_vectors import DenseUnits
-from graphmem.retrieve.statements import Statement, statement_line
+from graphmem.training.ranker import Sample, fit, folds_of, out_of_fold, recall, train
 
 
 def table(*sessions: list[tuple[str, str]]) -> SpaceTurns:
@@ -306,7 +306,7 @@ def test_the_space_cache_keeps_its_weight_within_capacity() -> None:
 def test_a_rebuilt_bm25_keeps_the_terms_it_had_and_scores_as_a_fresh_one() -> None:
     import bm25s
 
-    from graphmem.retrieve.space_index import tokenize
+    from graphmem.retrieve.fused.space_index import tokenize
 
     SPACE.bm25("greyhound")  # the old table's index is built
     grown = table(*[[(r.speaker, r.text) for r in SPACE.rows if r.session_id == s]
@@ -316,7 +316,7 @@ def test_a_rebuilt_bm25_keeps_the_terms_it_had_and_scores_as_a_fresh_one() -> No
     kept = SpaceTurns(grown.rows, carried=memo)
     fresh = SpaceTurns(list(grown.rows))
     asked: list[list[str]] = []
-    import graphmem.retrieve.space_index as index_module
+    import graphmem.retrieve.fused.space_index as index_module
     real = index_module.tokenize
     index_module.tokenize = lambda texts, ids=True: asked.append(list(texts)) or real(texts, ids)
     try:

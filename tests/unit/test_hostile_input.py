@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from graphmem.errors import InputError
-from graphmem.ingest.loaders import parse_file
+from graphmem.ingest.inputs.loaders import parse_file
 
 DATA = Path(__file__).parent.parent / "data"
 LOCOMO = json.loads((DATA / "mini_locomo.json").read_text())

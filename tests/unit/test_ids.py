@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-from graphmem.ingest.edu_layer import argument_id, edu_id
-from graphmem.ingest.event_layer import event_id
-from graphmem.ingest.fields import MAX_ID_CHARS, MAX_NAME_CHARS
 from graphmem.ingest.ids import (
     MAX_PART_BYTES,
     MAX_SPACE_CHARS,
@@ -14,6 +11,9 @@ from graphmem.ingest.ids import (
     speaker_id,
     turn_id,
 )
+from graphmem.ingest.inputs.fields import MAX_ID_CHARS, MAX_NAME_CHARS
+from graphmem.ingest.layers.edus.layer import argument_id, edu_id
+from graphmem.ingest.layers.events.layer import event_id
 
 WIDE = "\U0001f600"  # 4 bytes in UTF-8, 12 once percent-encoded
 

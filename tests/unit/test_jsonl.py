@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from graphmem.errors import InputError
-from graphmem.ingest.loaders import parse_file
+from graphmem.ingest.inputs.loaders import parse_file
 
 
 def log(tmp_path: Path, *lines: Any, name: str = "messages.jsonl") -> Path:

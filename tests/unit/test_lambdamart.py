@@ -9,7 +9,7 @@ import pytest
 from test_listwise import questions
 
 from graphmem.errors import GraphmemError
-from graphmem.eval.lambdamart import fit_trees
+from graphmem.training.lambdamart import fit_trees
 
 
 def scores(trees: str, x: np.ndarray) -> np.ndarray:

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from graphmem.errors import GraphmemError
-from graphmem.eval.listwise import fit_listwise
+from graphmem.training.listwise import fit_listwise
 
 
 def questions(seed: int = 0) -> tuple[np.ndarray, np.ndarray, list[int]]:

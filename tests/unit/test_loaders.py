@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from graphmem.errors import InputError
-from graphmem.ingest.loaders import detect_format, parse_file, read_json
+from graphmem.ingest.inputs.loaders import detect_format, parse_file, read_json
 
 DATA = Path(__file__).parent.parent / "data"
 SAMPLE = Path(__file__).parent.parent.parent / "graphmem" / "data" / "sample_conversation.json"

@@ -10,15 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from graphmem.eval.memdecider_training import (
-    Episode,
-    TrainConfig,
-    admission,
-    best_tau,
-    fit,
-    fold_of,
-)
-from graphmem.ingest.memdecider import (
+from graphmem.ingest.layers.episodes.memdecider import (
     HAND_FEATURES,
     METRICS_PATH,
     MODEL_PATH,
@@ -27,6 +19,14 @@ from graphmem.ingest.memdecider import (
     linguistic,
     load_memdecider,
     training_metrics,
+)
+from graphmem.training.memdecider import (
+    Episode,
+    TrainConfig,
+    admission,
+    best_tau,
+    fit,
+    fold_of,
 )
 
 
@@ -119,7 +119,7 @@ def test_the_threshold_maximises_the_step_reward() -> None:
 
 def test_a_retrained_model_changes_the_layer_fingerprint(tmp_path: Path) -> None:
     from graphmem.config import Settings
-    from graphmem.ingest.episode_layer import EpisodeLayer
+    from graphmem.ingest.layers.episodes.layer import EpisodeLayer
 
     copy = tmp_path / "model.npz"
     copy.write_bytes(MODEL_PATH.read_bytes())

@@ -7,11 +7,12 @@ from datetime import datetime
 
 import numpy as np
 
-from graphmem.ingest.scenes import SceneConfig, aggregate, header, summary, title
-from graphmem.ingest.views import Cast, build_views, turn_facts
+from graphmem.ingest.layers.scenes.grouping import SceneConfig, aggregate, header, summary, title
+from graphmem.ingest.layers.scenes.views import build_views, turn_facts
 from graphmem.models import ConversationRecord, SessionRecord, TurnRecord
 from graphmem.retrieve.cast import Retrieved, promote, rank_fuse
 from graphmem.retrieve.cues import Cues, apply, date_span, question_cues
+from graphmem.text import Cast
 
 
 def conversation(*sessions: tuple[str, list[tuple[str, str]]]) -> ConversationRecord:
@@ -109,7 +110,7 @@ def test_the_llm_summarises_a_scene_and_a_bad_reply_leaves_the_extract() -> None
     from typing import Any
 
     from graphmem.ingest.layer import LayerContext
-    from graphmem.ingest.scene_layer import SceneLayer
+    from graphmem.ingest.layers.scenes.layer import SceneLayer
     from graphmem.testing import ScriptedLLM
 
     views = build_views(TALK, turn_facts(TALK), Cast())
@@ -130,7 +131,7 @@ def test_the_llm_summarises_a_scene_and_a_bad_reply_leaves_the_extract() -> None
 
 
 def test_the_central_turn_among_views_equally_near_within_rounding_is_the_earliest() -> None:
-    from graphmem.ingest.scenes import Scene
+    from graphmem.ingest.layers.scenes.grouping import Scene
 
     views = build_views(TALK, turn_facts(TALK), Cast())[:3]
 

@@ -15,11 +15,10 @@ import pytest
 from pydantic import ValidationError
 
 from graphmem.config import Settings
-from graphmem.eval.calibration import calibrate
-from graphmem.ingest.boundary_model import FEATURES, BoundaryModel, fit_logistic, load_model
-from graphmem.ingest.event_layer import name_tokens, summarise
-from graphmem.ingest.loaders import parse_file
-from graphmem.ingest.segmentation import (
+from graphmem.ingest.inputs.loaders import parse_file
+from graphmem.ingest.layers.events.boundary_model import FEATURES, BoundaryModel, load_model
+from graphmem.ingest.layers.events.layer import name_tokens, summarise
+from graphmem.ingest.layers.events.segmentation import (
     SegmentationConfig,
     candidate_cuts,
     pearson_mi,
@@ -27,12 +26,14 @@ from graphmem.ingest.segmentation import (
     session_chunks,
     warmed_embedder,
 )
-from graphmem.ingest.topics import TurnTopic, rule_topics, topic_texts
+from graphmem.ingest.layers.events.topics import TurnTopic, rule_topics, topic_texts
 from graphmem.models import SessionRecord, TurnRecord
 from graphmem.prompts.intent import IntentOutput
 from graphmem.providers.embedder import HashEmbedder, SentenceTransformerEmbedder
 from graphmem.providers.llm import OpenAICompatibleLLM
 from graphmem.text import turn_text
+from graphmem.training.logistic import fit_logistic
+from graphmem.training.segmenter import calibrate
 
 from helpers import SAMPLE, ScriptedServer
 

@@ -10,8 +10,8 @@ import pytest
 from pydantic import ValidationError
 
 from graphmem.config import Settings
-from graphmem.ingest.perspectives import perspectives
-from graphmem.ingest.segments import (
+from graphmem.ingest.layers.segments.perspectives import perspectives
+from graphmem.ingest.layers.segments.units import (
     SegmentConfig,
     compose,
     llm_segments,

@@ -8,8 +8,8 @@ import re
 import numpy as np
 
 from graphmem.eval.synthetic import FACTS, PoolEmbedder, Synthesizer
-from graphmem.ingest.fields import Where, check_record
-from graphmem.ingest.loaders import parse_file
+from graphmem.ingest.inputs.fields import Where, check_record
+from graphmem.ingest.inputs.loaders import parse_file
 from graphmem.providers.embedder import HashEmbedder
 from graphmem.text import turn_line
 

@@ -1,0 +1,174 @@
+"""The scenes layer of the graph (CAST): characters, scenes and character profiles.
+
+Views (:mod:`views`) are grouped into scenes along each character's stream
+(:mod:`grouping`). The layer writes a ``Character`` per speaker and person
+mentioned (per space; a speaker's is linked to its ``Speaker`` by ``SPEAKS_AS``), a ``Scene``
+per scene (summary, time span, place, participants, embedding; ``FROM_TURN`` its turns;
+``(Character)-[:IN_SCENE {role}]->(Scene)``) and a ``Profile`` per character and conversation
+(``HAS_PROFILE``; ``FEATURES {order, role}`` its scenes; embedded). A view's topic vector is
+the mean of its turns' embeddings, which the turns layer computed. With an LLM each scene's
+summary is one call; without one (or where a reply fails) it is extractive.
+
+Re-ingesting a conversation with a session appended rewrites the scenes it extends and embeds
+only scenes and profiles whose text changed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from graphmem.ingest.embedding_rows import changed, embedding_rows
+from graphmem.ingest.ids import part, speaker_id
+from graphmem.ingest.layer import Job, Layer, LayerContext, LayerResult
+from graphmem.ingest.layers.scenes.grouping import (
+    Scene,
+    SceneConfig,
+    aggregate,
+    header,
+    profile,
+    summary,
+    title,
+    view_vectors,
+)
+from graphmem.ingest.layers.scenes.views import build_views, turn_facts
+from graphmem.prompts import scene_summary
+from graphmem.store import Tx
+from graphmem.text import Cast, character_key, display_name, turn_line
+
+
+def character_id(space: str, key: str) -> str:
+    return f"{part(space)}/%{part(key)}"
+
+
+@dataclass
+class ScenePayload:
+    characters: list[dict[str, Any]] = field(default_factory=list)
+    scenes: list[dict[str, Any]] = field(default_factory=list)
+    profiles: list[dict[str, Any]] = field(default_factory=list)
+    scene_embeddings: list[dict[str, Any]] = field(default_factory=list)
+    profile_embeddings: list[dict[str, Any]] = field(default_factory=list)
+    reused: int = 0
+    fallbacks: list[str] = field(default_factory=list)
+
+
+class SceneLayer(Layer[ScenePayload]):
+    name = "scenes"
+    needs = ("turns",)
+    reads = ("ingest/turn_vectors", "ingest/space_characters", "ingest/scene_embedding_hashes")
+    writes = ("ingest/merge_characters", "ingest/merge_scenes", "ingest/merge_profiles",
+              "ingest/set_scene_embeddings", "ingest/set_profile_embeddings")
+    prunes = ("ingest/prune_scenes", "ingest/prune_characters")
+    options = ("scenes_window", "scenes_time_days", "scenes_topic_threshold", "scenes_summary",
+               "scenes_summary_turns")
+
+    def __init__(self, context: LayerContext, config: SceneConfig | None = None) -> None:
+        super().__init__(context)
+        self.config = config or SceneConfig.from_settings(context.settings)
+
+    def prepare(self, job: Job) -> ScenePayload:
+        space, conv, cid = job.space, job.conversation, job.conversation_id
+        handed = job.handoff("turns")
+        vectors = {row["source_id"]: np.asarray(row["embedding"], dtype=np.float32)
+                   for row in self.store.read("ingest/turn_vectors", space=space,
+                                              conversation_id=cid)}
+        vectors.update({k: np.asarray(v, dtype=np.float32) for k, v in handed.vectors.items()})
+        cast = Cast([display_name(s) for s in conv.speakers])
+        for row in self.store.read("ingest/space_characters", space=space):
+            cast.names.setdefault(row["key"], row["name"])
+        views = build_views(conv, turn_facts(conv), cast, self.config.window)
+        scenes = aggregate(views, view_vectors(views, vectors), self.config)
+        payload = ScenePayload()
+        summaries = self._summaries(scenes, cast.names, payload.fallbacks)
+        ids = [f"{cid}#scene~{part(s.key, safe='~')}" for s in scenes]
+        entries: dict[str, list[tuple[int, str]]] = {}
+        for i, (scene, text) in enumerate(zip(scenes, summaries, strict=True)):
+            roles = scene.roles()
+            for key, role in roles.items():
+                entries.setdefault(key, []).append((i, role))
+            turns = scene.turns
+            payload.scenes.append({
+                "id": ids[i], "conversation_id": cid, "order": i, "summary": text,
+                "title": title(scene),
+                "started_at": scene.started_at, "ended_at": scene.ended_at,
+                "place": scene.place, "participants": [cast.names[k] for k in roles],
+                "source_ids": [t.source_id for t in turns],
+                "source_turn_ids": [handed.by_source[t.source_id] for t in turns],
+                "roles": [{"character_id": character_id(space, k), "role": r}
+                          for k, r in roles.items()]})
+        speakers = {character_key(display_name(s)): s for s in conv.speakers}
+        for key, featured in entries.items():
+            name = cast.names[key]
+            payload.characters.append({
+                "id": character_id(space, key), "key": key, "name": name,
+                "speaker_id": speaker_id(space, speakers[key]) if key in speakers else None})
+            quoted = [scenes[i].central_turns()[0] for i, _ in featured]
+            payload.profiles.append({
+                "id": f"{cid}#profile~{part(key)}", "character_id": character_id(space, key),
+                "conversation_id": cid, "name": name,
+                "text": profile(name, [(scenes[i], role) for i, role in featured]),
+                "scenes": [{"id": ids[i], "order": n, "role": role}
+                           for n, (i, role) in enumerate(featured)],
+                "source_ids": [t.source_id for t in quoted],
+                "source_turn_ids": [handed.by_source[t.source_id] for t in quoted]})
+        self._embed(job, payload)
+        return payload
+
+    def _summaries(self, scenes: list[Scene], names: dict[str, str],
+                   notes: list[str]) -> list[str]:
+        rules = [summary(s, names, self.config) for s in scenes]
+        if self.llm is None or not scenes:
+            return rules
+        requests = [scene_summary.messages(
+            header(s, names), "\n".join(turn_line(display_name(t.speaker), t.text,
+                                                  t.image_caption) for t in s.turns))
+            for s in scenes]
+        replies = scene_summary.STEP.run_batch(
+            self.llm, requests, accept=_summary_text,
+            notes=notes, where=lambda i: f"summary of scene {scenes[i].key}")
+        return [f"{header(s, names)}\n{reply}" if reply else rule
+                for s, reply, rule in zip(scenes, replies, rules, strict=True)]
+
+    def _embed(self, job: Job, payload: ScenePayload) -> None:
+        known = {row["id"]: row["embedded_hash"] for row in self.store.read(
+            "ingest/scene_embedding_hashes", space=job.space, conversation_id=job.conversation_id)}
+        scene_texts = {row["id"]: row["summary"] for row in payload.scenes}
+        profile_texts = {row["id"]: row["text"] for row in payload.profiles}
+        scene_todo = changed(self.embedder, scene_texts, known)
+        profile_todo = changed(self.embedder, profile_texts, known)
+        payload.reused = (len(scene_texts) + len(profile_texts)
+                          - len(scene_todo) - len(profile_todo))
+        payload.scene_embeddings = embedding_rows(self.embedder, scene_todo, scene_texts)
+        payload.profile_embeddings = embedding_rows(self.embedder, profile_todo, profile_texts)
+
+    def result(self, payload: ScenePayload) -> LayerResult:
+        return LayerResult({"characters": len(payload.characters), "scenes": len(payload.scenes),
+                            "profiles": len(payload.profiles)},
+                           embedded=len(payload.scene_embeddings)
+                           + len(payload.profile_embeddings),
+                           unchanged=payload.reused, fallbacks=payload.fallbacks)
+
+    def write(self, tx: Tx, job: Job, payload: ScenePayload) -> None:
+        space, cid = job.space, job.conversation_id
+        tx.run("ingest/prune_scenes", space=space, conversation_id=cid,
+               scenes=[row["id"] for row in payload.scenes],
+               profiles=[row["id"] for row in payload.profiles])
+        self.write_rows(tx, "ingest/merge_characters", "characters", payload.characters,
+                        space=space)
+        self.write_rows(tx, "ingest/merge_scenes", "scenes", payload.scenes, space=space)
+        self.write_rows(tx, "ingest/merge_profiles", "profiles", payload.profiles, space=space)
+        self.write_rows(tx, "ingest/set_scene_embeddings", "rows", payload.scene_embeddings,
+                        space=space)
+        self.write_rows(tx, "ingest/set_profile_embeddings", "rows",
+                        payload.profile_embeddings, space=space)
+        tx.run("ingest/prune_characters", space=space)
+
+
+
+def _summary_text(reply: scene_summary.SceneSummaryOutput) -> str:
+    text = reply.summary.strip()
+    if not text:
+        raise ValueError("the summary is empty")
+    return text

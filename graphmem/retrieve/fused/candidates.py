@@ -1,0 +1,185 @@
+"""Candidates for the fused strategy: every layer's retriever, each mapped to the space's turns.
+
+A *source* ranks turns: ``bm25`` (the space's own BM25, :mod:`space_index`) and ``vector``
+(dense) over the raw turns; ``units`` (MMS retrieval units, dense), ``edus`` (EMem
+statements), ``scenes`` (CAST scene summaries), ``events`` (ES-Mem's boundary anchors, event
+windows and summary rerank) and ``episodes`` (EMA units) over the layers built on them. A
+derived unit passes its rank and score to each of its source turns (a turn keeps its best).
+
+A layer that none of the space's sessions hold is skipped. The dense sources of a space of up
+to ``GRAPHMEM_CLIENT_VECTORS_MAX_TURNS`` turns are scored in the client from vectors read once
+per change of the space (:mod:`space_vectors`); what is left (events, and every source of a
+larger space) runs in Neo4j in two read transactions at once. Vector reads in Neo4j scan small
+spaces exactly (``SpaceState.vector``), so no source's ranking depends on another tenant's data.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import numpy as np
+
+from graphmem.retrieve.base import RetrievalContext, SpaceState
+from graphmem.retrieve.fused.space_index import SpaceTurns
+from graphmem.retrieve.fused.space_vectors import DENSE_SOURCES, SpaceVectors, space_vectors
+from graphmem.store import Tx
+
+# each source and the layer it reads ("turns" is always there)
+SOURCES: dict[str, str] = {"bm25": "turns", "vector": "turns", "units": "segments",
+                           "edus": "edus", "scenes": "scenes", "events": "events",
+                           "episodes": "episodes"}
+OPTIONAL_LAYERS = ("segments", "edus", "scenes", "events", "episodes")
+PARALLEL_READS = 2
+COSTLY_FIRST = ("edus", "vector", "events", "units", "scenes", "episodes")  # measured order
+
+
+@dataclass(frozen=True)
+class Pools:
+    """How many items each source fetches (turns, units, statements, scenes, events' turns,
+    episodic units)."""
+
+    turns: int = 100
+    units: int = 30
+    edus: int = 50
+    scenes: int = 8
+    event_turns: int = 100
+    anchors: int = 10  # ES-Mem's k boundaries
+    window: int = 3  # ES-Mem's w
+    alpha: float = 0.7  # ES-Mem's summary weight
+    episodes: int = 20
+    oversample: float = 1.5
+
+    def scaled(self, budget: int, tokens_per_turn: int = 15) -> Pools:
+        """Turn pools deep enough to fill ``budget`` (a turn costs ~15 tokens)."""
+        deep = min(400, max(self.turns, budget // tokens_per_turn))
+        return replace(self, turns=deep, event_turns=max(self.event_turns, deep))
+
+
+@dataclass
+class Signals:
+    """Per source, the rank (from 0) and score of each turn it reached, by row of the table."""
+
+    ranks: dict[str, dict[int, tuple[int, float]]] = field(default_factory=dict)
+    sources: tuple[str, ...] = ()  # the sources that ran
+    held: SpaceVectors | None = None  # the space's vectors, when the client holds them
+
+    def add(self, source: str, row: int | None, rank: int, score: float) -> None:
+        if row is None:
+            return
+        seen = self.ranks.setdefault(source, {})
+        if row not in seen or seen[row][0] > rank:
+            seen[row] = (rank, score)
+
+    def rows(self) -> set[int]:
+        return {row for found in self.ranks.values() for row in found}
+
+
+def available(state: SpaceState) -> tuple[str, ...]:
+    """The sources this space can feed: a layer counts when some session holds it."""
+    return tuple(s for s, layer in SOURCES.items()
+                 if layer == "turns" or state.missing.get(layer, 0) < state.sessions)
+
+
+def gather(ctx: RetrievalContext, state: SpaceState, table: SpaceTurns, pools: Pools,
+           sources: tuple[str, ...] | None = None) -> Signals:
+    """Run every available source (or those named) for ``ctx.query``."""
+    use = tuple(s for s in available(state) if sources is None or s in sources)
+    signals = Signals(sources=use)
+    at = table.index.get
+    if "bm25" in use:
+        scores = table.bm25(ctx.query.text)
+        order = np.argsort(-scores, kind="stable")[: pools.turns]
+        for rank, i in enumerate(int(i) for i in order if scores[i] > 0):
+            signals.add("bm25", i, rank, float(scores[i]))
+    dense = [s for s in use if s in DENSE_SOURCES]
+    held = space_vectors(ctx.store, state, dense, ctx.caches) if dense else None
+    if held is not None:
+        signals.held = held
+        query = np.asarray(ctx.query.embedding, dtype=np.float32)
+        _score_held(signals, held, query, pools, at)
+    reads = sorted((s for s in use if s != "bm25" and (held is None or s not in dense)),
+                   key=COSTLY_FIRST.index)
+    if reads:
+        _add_found(signals, _read(ctx, state, pools, reads), at)
+    return signals
+
+
+def _score_held(signals: Signals, held: SpaceVectors, query: np.ndarray, pools: Pools,
+                at: Callable[[str], int | None]) -> None:
+    """The dense sources scored in the client, ranked as the Neo4j statements rank them."""
+    depth = {"vector": pools.turns, "units": pools.units, "edus": pools.edus,
+             "scenes": pools.scenes, "episodes": pools.episodes}
+    for source, units in held.sources.items():
+        for rank, (i, score) in enumerate(units.nearest(query, depth[source])):
+            if source == "units":  # mms_units without BM25: reciprocal rank, k = 60
+                score = 1.0 / (60 + rank + 1)
+            for turn in units.turn_ids[i]:
+                signals.add(source, at(turn), rank, score)
+
+
+def _read(ctx: RetrievalContext, state: SpaceState, pools: Pools,
+          reads: list[str]) -> dict[str, list[dict[str, Any]]]:
+    """The sources run in Neo4j, in up to two read transactions at once."""
+    embedding = ctx.query.embedding
+    space = state.space
+
+    def plan(k: int) -> dict[str, Any]:
+        return state.vector(k, pools.oversample) or {"exact": True, "candidates": k}
+
+    def statement(source: str) -> tuple[str, dict[str, Any]]:
+        common = {"space": space, "embedding": embedding}
+        if source == "vector":
+            return "retrieve/turns_vector", {**common, "k": pools.turns, **plan(pools.turns)}
+        if source == "units":
+            return "retrieve/mms_units", {**common, "query": "", "bm25": False,
+                                          "k": pools.units, "rrf_k": 60, **plan(pools.units)}
+        if source == "edus":
+            return "retrieve/edus_vector", {**common, "k": pools.edus, **plan(pools.edus)}
+        if source == "scenes":
+            return "retrieve/scenes_vector", {**common, "k": pools.scenes,
+                                              **plan(pools.scenes)}
+        if source == "events":
+            return "retrieve/esmem_turns", {**common, "k": pools.anchors,
+                                            **plan(pools.anchors), "w": pools.window,
+                                            "alpha": pools.alpha, "beta": 0.5,
+                                            "limit": pools.event_turns}
+        return "retrieve/episodes_vector", {**common, "k": pools.episodes,
+                                            **plan(pools.episodes)}
+
+    def work(group: list[str]) -> dict[str, list[dict[str, Any]]]:
+        def run(tx: Tx) -> dict[str, list[dict[str, Any]]]:
+            return {source: tx.run(name, **params)
+                    for source in group for name, params in [statement(source)]}
+        return ctx.store.read_tx(run, "retrieve/candidates:" + ",".join(group))
+
+    # the scans are the cost: two read transactions at once keep both of Neo4j's cores busy
+    groups = [reads[i::PARALLEL_READS] for i in range(PARALLEL_READS) if reads[i::PARALLEL_READS]]
+    found: dict[str, list[dict[str, Any]]] = {}
+    if len(groups) == 1:
+        found = work(groups[0])
+    else:
+        with ThreadPoolExecutor(max_workers=len(groups)) as pool:
+            for part in pool.map(work, groups):
+                found.update(part)
+    return found
+
+
+def _add_found(signals: Signals, found: dict[str, list[dict[str, Any]]],
+               at: Callable[[str], int | None]) -> None:
+    for rank, row in enumerate(found.get("vector", [])):
+        signals.add("vector", at(row["id"]), rank, float(row["score"]))
+    for rank, row in enumerate(found.get("edus", [])):
+        for turn in row["turn_ids"]:
+            signals.add("edus", at(turn), rank, float(row["score"]))
+    for source, key in (("units", "turns"), ("episodes", "turns")):
+        for rank, row in enumerate(found.get(source, [])):
+            for turn in row[key]:
+                signals.add(source, at(turn["id"]), rank, float(row["score"]))
+    for rank, row in enumerate(found.get("scenes", [])):
+        for turn in row["turn_ids"]:
+            signals.add("scenes", at(turn), rank, float(row["score"]))
+    for rank, row in enumerate(found.get("events", [])):  # the event's summary score
+        signals.add("events", at(row["id"]), rank, float(row["s_event"]))

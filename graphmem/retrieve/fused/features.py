@@ -1,0 +1,176 @@
+"""The fused strategy's features: one row per candidate turn, each column a named signal.
+
+Families (each can be left out when the ranker is trained, to measure what it adds):
+
+- a source's ``rr`` (1 / (1 + rank)), ``depth`` (1 - log(1 + rank) / log(401)) and ``score``
+  (BM25 over the query's best; cosine for vectors; the summary score of a scene, an event or an
+  episodic unit), all 0 when the source did not reach the turn; ``sources``: the share of
+  sources that did;
+- ``neighbours``: the best depth of the turns one and two places before and after it in its
+  session (the reply after a question, the question before an answer), and whether the turn
+  or the one before is a question;
+- ``session``: how strongly the rest of the turn's session answers (the best and the mean of
+  the three best depths of its other candidates, the share of its candidates found near the
+  top, its number of candidates): a turn in a session about the question counts for more;
+- ``salience``: the MemDecider's score, when the episodes layer wrote it;
+- ``persons``: the question names the speaker, or a person the turn's text mentions;
+- ``dates``: the session's day lies in a date range the question names;
+- ``position``: the session's place in time, the turn's place in its session;
+- ``length``: log tokens; ``type``: when-questions x turns naming a time, how-many questions x
+  turns holding a number.
+
+Per-question constants change no ranking, so a question's type enters only through such
+products with the turn.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+from datetime import datetime
+
+import numpy as np
+
+from graphmem.retrieve.base import Query
+from graphmem.retrieve.cues import date_span
+from graphmem.retrieve.fused.candidates import SOURCES, Signals
+from graphmem.retrieve.fused.space_index import SpaceTurns
+
+DEPTH_SCALE = math.log(401)
+NEAR_TOP = 0.3  # a depth above this is a rank within the first ~60
+TURN_SOURCES = ("bm25", "vector", "edus")
+_SOURCE_COLUMNS = ("rr", "depth", "score")
+FAMILIES: dict[str, tuple[str, ...]] = {
+    **{source: tuple(f"{source}:{c}" for c in _SOURCE_COLUMNS) for source in SOURCES},
+    "agreement": ("sources",),
+    "neighbours": ("prev:depth", "next:depth", "prev2:depth", "next2:depth", "prev:question",
+                   "self:question"),
+    "session": ("session:best", "session:top3", "session:share", "session:size"),
+    "salience": ("salience",),
+    "persons": ("speaker_named", "person_in_text"),
+    "dates": ("date_match",),
+    "position": ("recency", "position", "first_in_session"),
+    "length": ("log_tokens",),
+    "type": ("when_x_time", "count_x_number"),
+}
+FEATURES: tuple[str, ...] = tuple(c for cols in FAMILIES.values() for c in cols)
+_TIME = re.compile(r"\b(\d{1,4}|yesterday|today|tomorrow|tonight|week|weekend|month|year|"
+                   r"monday|tuesday|wednesday|thursday|friday|saturday|sunday|january|february|"
+                   r"march|april|may|june|july|august|september|october|november|december|"
+                   r"ago|last|next|since|recently)\b", re.IGNORECASE)
+_NUMBER = re.compile(r"\b(\d+|one|two|three|four|five|six|seven|eight|nine|ten|twice|"
+                     r"once|several|few|many)\b", re.IGNORECASE)
+_WHEN = re.compile(r"^\s*(when|what (date|day|year|month|time)|how long|which (year|month|"
+                   r"day))\b", re.IGNORECASE)
+_COUNT = re.compile(r"\bhow (many|much|often)\b", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class Asked:
+    """What the question says of who and when, and its type."""
+
+    persons: tuple[str, ...]  # lower case names (PERSON entities and proper nouns)
+    spans: tuple[tuple[datetime, datetime], ...]
+    when: bool
+    count: bool
+
+
+def analyse(query: Query) -> Asked:
+    doc = query.doc
+    named = [e.text for e in doc.ents if e.label_ == "PERSON"]
+    named += [t.text for t in doc if t.pos_ == "PROPN"]
+    spans = tuple(s for s in (date_span(e.text) for e in doc.ents if e.label_ == "DATE") if s)
+    return Asked(tuple(dict.fromkeys(n.lower() for n in named if len(n) > 1)), spans,
+                 bool(_WHEN.search(query.text)), bool(_COUNT.search(query.text)))
+
+
+def _names_speaker(persons: tuple[str, ...], speaker: str) -> bool:
+    words = set(speaker.lower().split())
+    return any(p in words or p == speaker.lower() for p in persons)
+
+
+def matrix(table: SpaceTurns, signals: Signals, asked: Asked,
+           rows: list[int]) -> np.ndarray:
+    """The feature rows (``FEATURES`` order) of the candidate turns ``rows``."""
+    column = {name: i for i, name in enumerate(FEATURES)}
+    x = np.zeros((len(rows), len(FEATURES)), dtype=np.float32)
+    ran = max(1, len(signals.sources))
+    best_bm25 = max((s for _, s in signals.ranks.get("bm25", {}).values()), default=1.0) or 1.0
+    depth_of: dict[int, float] = {}  # best depth over the turn-level sources
+
+    def depth(row: int) -> float:
+        if row not in depth_of:
+            depth_of[row] = max((1 - math.log1p(signals.ranks[s][row][0]) / DEPTH_SCALE
+                                 for s in TURN_SOURCES
+                                 if row in signals.ranks.get(s, {})), default=0.0)
+        return depth_of[row]
+
+    newest = max((r.session_rank for r in table.rows), default=0) or 1
+    for n, row in enumerate(rows):
+        out = x[n]
+        turn = table.rows[row]
+        reached = 0
+        for source in SOURCES:
+            hit = signals.ranks.get(source, {}).get(row)
+            if hit is None:
+                continue
+            reached += 1
+            rank, score = hit
+            out[column[f"{source}:rr"]] = 1 / (1 + rank)
+            out[column[f"{source}:depth"]] = 1 - math.log1p(rank) / DEPTH_SCALE
+            out[column[f"{source}:score"]] = score / best_bm25 if source == "bm25" else score
+        out[column["sources"]] = reached / ran
+        for step, name in ((-1, "prev"), (1, "next"), (-2, "prev2"), (2, "next2")):
+            j = table.neighbour(row, step)
+            if j is not None:
+                out[column[f"{name}:depth"]] = depth(j)
+        before = table.neighbour(row, -1)
+        out[column["prev:question"]] = float(before is not None
+                                             and "?" in table.rows[before].text)
+        out[column["self:question"]] = float("?" in turn.text)
+        out[column["salience"]] = turn.salience or 0.0
+        if asked.persons:
+            out[column["speaker_named"]] = float(_names_speaker(asked.persons, turn.speaker))
+            lowered = turn.text.lower()
+            out[column["person_in_text"]] = float(any(p in lowered for p in asked.persons))
+        if asked.spans and turn.started_at is not None:
+            day = turn.started_at.replace(tzinfo=None)
+            out[column["date_match"]] = float(any(lo <= day < hi for lo, hi in asked.spans))
+        out[column["recency"]] = turn.session_rank / newest
+        out[column["position"]] = min(turn.position, 40) / 40
+        out[column["first_in_session"]] = float(turn.position == 0)
+        out[column["log_tokens"]] = math.log1p(turn.tokens) / 5
+        if asked.when:
+            out[column["when_x_time"]] = float(bool(_TIME.search(turn.text)))
+        if asked.count:
+            out[column["count_x_number"]] = float(bool(_NUMBER.search(turn.text)))
+    _session_context(x, [table.rows[r].session_id for r in rows], column)
+    return x
+
+
+def _session_context(x: np.ndarray, sessions: list[str], column: dict[str, int]) -> None:
+    """Fill the ``session`` family: each candidate against the other candidates of its
+    session, by their best depth over the turn-level sources."""
+    depth = x[:, [column[f"{s}:depth"] for s in TURN_SOURCES]].max(axis=1, initial=0.0)
+    members: dict[str, list[int]] = {}
+    for n, session in enumerate(sessions):
+        members.setdefault(session, []).append(n)
+    for group in members.values():
+        top = sorted(group, key=lambda n: -depth[n])[:4]
+        near = sum(1 for n in group if depth[n] > NEAR_TOP) / len(group)
+        size = math.log1p(len(group)) / 5
+        for n in group:
+            others = [depth[m] for m in top if m != n][:3]
+            x[n, column["session:best"]] = others[0] if others else 0.0
+            x[n, column["session:top3"]] = sum(others) / 3
+            x[n, column["session:share"]] = near
+            x[n, column["session:size"]] = size
+
+
+def candidate_rows(table: SpaceTurns, signals: Signals) -> list[int]:
+    """Every turn a source reached, with the turns either side of each, in spoken order."""
+    reached = signals.rows()
+    around = {j for i in reached for step in (-1, 1)
+              if (j := table.neighbour(i, step)) is not None}
+    return sorted(reached | around)

@@ -1,0 +1,164 @@
+"""The fused strategy's learned ranker: P(evidence) of each candidate turn from its
+:mod:`features`, loaded from a small JSON file (``fusion_ranker.json``, written by
+``graphmem eval train-ranker``) with its training metrics and the packing rule it was tuned
+with.
+
+Two kinds, both a raw score s per candidate mapped to P = sigmoid(a·s + b) by a logistic
+calibration fitted on the training rows:
+
+- ``trees`` (shipped): gradient-boosted trees trained for the order within each question
+  (LambdaMART, LightGBM's ``lambdarank``), kept as LightGBM's own text model in a file beside
+  the JSON (``fusion_ranker.trees.txt``);
+- ``linear``: w · z + b over standardised features, fitted question by question
+  (:mod:`graphmem.training.listwise`); the comparison the training reports.
+
+The file names its features; a model trained without some (an ablation) reads only those it
+names, and one that names a feature this version does not compute is refused.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from functools import cached_property, lru_cache
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from graphmem.errors import ConfigurationError
+from graphmem.retrieve.fused.features import FEATURES
+
+SHIPPED = Path(__file__).with_name("fusion_ranker.json")
+
+
+@dataclass(frozen=True, kw_only=True)
+class Ranker(ABC):
+    """What both kinds share: the features read, the packing exponent and the metrics."""
+
+    features: tuple[str, ...]
+    gamma: float = 0.0  # packing: order by p / tokens ** gamma
+    metrics: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        unknown = sorted(set(self.features) - set(FEATURES))
+        if unknown:
+            raise ConfigurationError(f"the ranker uses features this version does not "
+                                     f"compute: {', '.join(unknown)}; retrain it with "
+                                     "`graphmem eval train-ranker`")
+
+    @property
+    def columns(self) -> list[int]:
+        at = {name: i for i, name in enumerate(FEATURES)}
+        return [at[name] for name in self.features]
+
+    @abstractmethod
+    def raw(self, x: np.ndarray) -> np.ndarray:
+        """The uncalibrated score of each row of ``x`` (the ranker's own columns)."""
+
+    @abstractmethod
+    def calibrated(self, raw: np.ndarray) -> np.ndarray:
+        """The logit of P(evidence) for raw scores."""
+
+    def probabilities(self, x: np.ndarray) -> np.ndarray:
+        """P(evidence) of each row of a full ``FEATURES`` matrix."""
+        if len(x) == 0:
+            return np.zeros(0)
+        z = self.calibrated(self.raw(x[:, self.columns]))
+        return np.asarray(1 / (1 + np.exp(-np.clip(z, -30, 30))))
+
+    def to_json(self) -> dict[str, Any]:
+        return {"features": list(self.features), "gamma": self.gamma, "metrics": self.metrics}
+
+    def save(self, path: Path) -> None:
+        path.write_text(json.dumps(self.to_json(), indent=1) + "\n")
+
+
+@dataclass(frozen=True, kw_only=True)
+class LinearRanker(Ranker):
+    mean: np.ndarray
+    scale: np.ndarray
+    coef: np.ndarray
+    intercept: float
+
+    def raw(self, x: np.ndarray) -> np.ndarray:
+        return np.asarray(((x - self.mean) / self.scale) @ self.coef)
+
+    def calibrated(self, raw: np.ndarray) -> np.ndarray:
+        return raw + self.intercept  # the calibration is folded into the weights
+
+    def to_json(self) -> dict[str, Any]:
+        return {"kind": "linear", **super().to_json(),
+                "mean": self.mean.round(6).tolist(), "scale": self.scale.round(6).tolist(),
+                "coef": self.coef.round(6).tolist(), "intercept": round(self.intercept, 6)}
+
+
+@dataclass(frozen=True, kw_only=True)
+class TreeRanker(Ranker):
+    trees: str  # LightGBM's text model
+    slope: float
+    intercept: float
+
+    @cached_property
+    def booster(self) -> Any:
+        import lightgbm
+
+        return lightgbm.Booster(model_str=self.trees)
+
+    def raw(self, x: np.ndarray) -> np.ndarray:
+        # one thread: a search is one small matrix, and a server runs several at once
+        return np.asarray(self.booster.predict(x, num_threads=1))
+
+    def calibrated(self, raw: np.ndarray) -> np.ndarray:
+        return self.slope * raw + self.intercept
+
+    @staticmethod
+    def trees_file(path: Path) -> Path:
+        return path.with_name(path.name.removesuffix(".json") + ".trees.txt")
+
+    def to_json(self) -> dict[str, Any]:
+        return {"kind": "trees", **super().to_json(),
+                "calibration": [round(self.slope, 8), round(self.intercept, 8)]}
+
+    def save(self, path: Path) -> None:
+        data = {**self.to_json(), "trees": self.trees_file(path).name}
+        self.trees_file(path).write_text(self.trees)
+        path.write_text(json.dumps(data, indent=1) + "\n")
+
+
+def from_json(data: dict[str, Any], folder: Path | None = None) -> Ranker:
+    """The ranker a file holds; a tree model's trees are read from ``folder``."""
+    try:
+        features = tuple(str(f) for f in data["features"])
+        common: dict[str, Any] = {"features": features, "gamma": float(data.get("gamma", 0.0)),
+                                  "metrics": dict(data.get("metrics", {}))}
+        n = len(features)
+        if data.get("kind", "linear") == "trees":
+            slope, intercept = (float(v) for v in data["calibration"])
+            trees = ((folder or Path.cwd()) / data["trees"]).read_text()
+            if not all(map(math.isfinite, (slope, intercept))):
+                raise ValueError("the calibration is not finite")
+            if f"\nmax_feature_idx={n - 1}\n" not in trees:
+                raise ValueError("the trees do not read the features the file names")
+            return TreeRanker(**common, trees=trees, slope=slope, intercept=intercept)
+        mean, scale, coef = (np.asarray(data[k], dtype=np.float64)
+                             for k in ("mean", "scale", "coef"))
+        if any(p.shape != (n,) for p in (mean, scale, coef)) \
+                or not math.isfinite(data["intercept"]):
+            raise ValueError("the weights do not match the features")
+        return LinearRanker(**common, mean=mean, scale=scale, coef=coef,
+                            intercept=float(data["intercept"]))
+    except (KeyError, TypeError, ValueError, OSError) as exc:
+        raise ConfigurationError(f"not a fusion ranker file: {exc}") from exc
+
+
+@lru_cache(maxsize=8)
+def load_ranker(path: str | None = None) -> Ranker:
+    """The ranker at ``path`` (the shipped one when None), read once per process."""
+    file = Path(path) if path else SHIPPED
+    if not file.exists():
+        raise ConfigurationError(f"no fusion ranker at {file}: train one with "
+                                 "`graphmem eval train-ranker`")
+    return from_json(json.loads(file.read_text()), file.parent)

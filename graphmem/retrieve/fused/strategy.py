@@ -1,0 +1,169 @@
+"""Strategy `graphmem`: every layer's candidates, one learned ranking, packed for the budget.
+
+1. Candidates (:mod:`candidates`): the space's own BM25 and dense search over turns, and each
+   layer the space holds (MMS units, EMem statements, CAST scenes, ES-Mem events, EMA units),
+   mapped to their source turns, plus the turns either side of each.
+2. Features (:mod:`features`): each source's rank and score (the summary scores of scenes,
+   events and units among them: ES-Mem's summary rerank generalised), neighbours, salience,
+   persons and dates the question names, position, length.
+3. One learned ranking (:mod:`ranker`): P(the turn is evidence).
+4. Packing: turns by P / tokens ** gamma (gamma chosen on held-out conversations when the
+   ranker was trained) until the budget is spent, each turn once; the context shows them
+   session by session in time order, the session's day once as a header (``[8 May 2023]``)
+   instead of on every line. With ``statements`` (recipe `graphmem-statements`) a turn may be
+   shown by its statement nearest the question when that is cheaper (:mod:`statements`).
+
+Only the space's own data enters any score, so a tenant's ranking does not move when another
+tenant adds data.
+
+The space's turn table is held in the client. A space larger than
+``GRAPHMEM_CLIENT_TABLE_MAX_TURNS`` (200,000) would take minutes to read at its first search
+and at every search after it changes, so it is served by the `turns` strategy in Neo4j
+instead, with a warning (logger ``graphmem``) the first time for each space.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from graphmem.models import Hit
+from graphmem.retrieve.base import RetrievalContext, SpaceState, Strategy
+from graphmem.retrieve.fused.candidates import OPTIONAL_LAYERS, Pools, gather
+from graphmem.retrieve.fused.features import FEATURES, analyse, candidate_rows, matrix
+from graphmem.retrieve.fused.ranker import load_ranker
+from graphmem.retrieve.fused.space_index import SpaceTurns, TurnRow, space_turns, tokenize
+from graphmem.retrieve.fused.statements import Statement, turn_statements
+from graphmem.retrieve.packing import count_tokens
+from graphmem.retrieve.turns import TurnSearch, TurnSearchConfig
+from graphmem.text import format_date
+
+log = logging.getLogger("graphmem")
+_WARNED: set[str] = set()  # spaces already reported too large, in this process
+
+
+@dataclass(frozen=True)
+class FusedConfig:
+    sources: tuple[str, ...] | None = None  # None: every source the space can feed
+    model: str | None = None  # a ranker file; None: the shipped one
+    gamma: float | None = None  # None: the ranker's own
+    headers: bool = True  # one date header per session; False: the day on every line
+    statements: bool = False  # True: a turn may be shown by its statement nearest the question
+    pools: Pools = field(default_factory=Pools)
+
+
+def warm_up() -> None:
+    """Load what the strategy's first search would: bm25s with its stop words and stemmer,
+    and the shipped ranker (LightGBM for the trees)."""
+    tokenize(["warm up"])
+    load_ranker().probabilities(np.zeros((1, len(FEATURES)), dtype=np.float32))
+
+
+def header(turn: TurnRow) -> str:
+    """A session's header line: its day, else the date as the input wrote it."""
+    text = format_date(turn.started_at) or turn.date_text or ""
+    return f"[{text}]" if text else ""
+
+
+def select(costs: list[int], heads: list[int], sessions: list[str], p: np.ndarray,
+           budget: int, gamma: float, headers: bool = True,
+           shorts: list[int | None] | None = None) -> list[tuple[int, bool]]:
+    """Which candidates to show within ``budget``, and whether whole (True) or by their
+    statement (False), as (candidate, whole) in the order chosen.
+
+    A candidate costs its line, and its session's header once (``headers``) or on every line.
+    ``shorts`` gives each candidate's statement cost where a statement is cheaper than the
+    line (None elsewhere). Every way of showing a candidate is worth its P: the statement
+    covers its turn. The ways go in order of P / cost ** gamma; a candidate already shown by
+    its statement is shown whole instead when its line's turn comes and the budget has room
+    for the difference."""
+    short = shorts if shorts is not None else [None] * len(costs)
+    ways: list[tuple[float, int, int, bool]] = []  # (P per cost, candidate, cost, whole)
+    for n, cost in enumerate(costs):
+        ways.append((p[n] / max(1, cost) ** gamma, n, cost, True))
+        cheaper = short[n]
+        if cheaper is not None and cheaper < cost:
+            ways.append((p[n] / max(1, cheaper) ** gamma, n, cheaper, False))
+    ways.sort(key=lambda w: (-w[0], w[1], not w[3]))
+    opened: set[str] = set()
+    used = 0
+    shown: dict[int, tuple[int, bool]] = {}  # candidate -> (its line's cost, whole)
+    for _, n, cost, whole in ways:
+        if n in shown:
+            spent, was_whole = shown[n]
+            if whole and not was_whole and used - spent + cost <= budget:
+                used += cost - spent
+                shown[n] = (cost, True)
+            continue
+        extra = heads[n] if not headers or sessions[n] not in opened else 0
+        if used + cost + extra > budget:
+            continue
+        used += cost + extra
+        opened.add(sessions[n])
+        shown[n] = (cost, whole)
+    return [(n, whole) for n, (_, whole) in shown.items()]
+
+
+def packing_inputs(table: SpaceTurns, rows: list[int],
+                   statements: list[Statement | None] | None = None
+                   ) -> tuple[list[int], list[int], list[str], list[int | None]]:
+    """Each candidate's line cost, header cost, session and statement cost (None without a
+    statement), for :func:`select`."""
+    turns = [table.rows[r] for r in rows]
+    shorts = [None if st is None else st.tokens for st in statements or [None] * len(rows)]
+    return ([t.tokens for t in turns], [count_tokens(header(t)) for t in turns],
+            [t.session_id for t in turns], shorts)
+
+
+def render(table: SpaceTurns, chosen: list[tuple[int, float, Statement | None]],
+           headers: bool = True) -> list[Hit]:
+    """The chosen turns (each whole, or by its statement when one is given) as hits in time
+    order; the first of each session carries its day."""
+    hits: list[Hit] = []
+    last = None
+    for r, prob, statement in sorted(chosen, key=lambda c: c[0]):
+        turn = table.rows[r]
+        top = header(turn)
+        line = turn.line if statement is None else statement.line
+        if headers:
+            text = f"{top}\n{line}" if top and turn.session_id != last else line
+        else:
+            text = f"{top} {line}" if top else line
+        last = turn.session_id
+        hits.append(Hit(id=turn.id if statement is None else statement.id,
+                        kind="turn" if statement is None else "edu", score=prob, text=text,
+                        source_turn_ids=[turn.id], source_ids=[turn.source_id],
+                        session_id=turn.session_id, started_at=turn.started_at,
+                        date_text=turn.date_text, speaker=turn.speaker))
+    return hits
+
+
+class FusedSearch(Strategy[FusedConfig]):
+    needs = ("turns",)
+    uses = OPTIONAL_LAYERS
+    config_type = FusedConfig
+
+    def retrieve(self, ctx: RetrievalContext, state: SpaceState, budget: int) -> list[Hit]:
+        c = self.config
+        limit = ctx.store.settings.client_table_max_turns
+        if state.turns > limit:
+            if state.space not in _WARNED:
+                _WARNED.add(state.space)
+                log.warning("space %r holds %d turns, more than GRAPHMEM_CLIENT_TABLE_MAX_TURNS "
+                            "(%d): strategy graphmem serves it as `turns` (in Neo4j)",
+                            state.space, state.turns, limit)
+            return TurnSearch("turns", TurnSearchConfig()).retrieve(ctx, state, budget)
+        ranker = load_ranker(c.model)
+        table = space_turns(ctx.store, state, ctx.caches)
+        signals = gather(ctx, state, table, c.pools.scaled(budget), c.sources)
+        rows = candidate_rows(table, signals)
+        p = ranker.probabilities(matrix(table, signals, analyse(ctx.query), rows))
+        gamma = ranker.gamma if c.gamma is None else c.gamma
+        statements = (turn_statements(ctx, state, table, rows, signals.held) if c.statements
+                      else None)
+        costs, heads, sessions, shorts = packing_inputs(table, rows, statements)
+        chosen = select(costs, heads, sessions, p, budget, gamma, c.headers, shorts)
+        return render(table, [(rows[n], float(p[n]), None if whole or statements is None
+                               else statements[n]) for n, whole in chosen], c.headers)

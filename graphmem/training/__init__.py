@@ -1,0 +1,10 @@
+"""What makes graphmem's shipped models, apart from the code that runs them:
+
+- ``ranker``: the fused strategy's ranker (candidates, folds, the gamma sweep), with
+  ``lambdamart`` (LightGBM trees) and ``listwise`` (the linear fit) as its model kinds;
+- ``memdecider``: EMA's admission model;
+- ``segmenter``: ES-Mem's LLM-free boundary model, fitted by ``logistic``.
+
+The ``graphmem eval train-ranker``, ``train-memdecider`` and ``calibrate-segmenter`` commands
+run them; nothing at search or ingest time imports this package.
+"""

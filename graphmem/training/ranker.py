@@ -1,0 +1,255 @@
+"""Training the fused strategy's ranker (`graphmem eval train-ranker`) on development splits.
+
+For every question of the given files, the strategy's own candidate generation runs against
+the question's evaluation space (ingested as `graphmem eval` does, and reused) with pools deep
+enough for 4,000 tokens; each candidate turn is labelled evidence or not. Validation holds
+whole conversations out: fold k holds the k-th LoCoMo conversation (round robin) and every
+k-th LongMemEval question's haystack, never questions of one conversation on both sides.
+
+Reported, all out of fold: evidence recall after packing at each budget (per fold, per
+dataset, pooled), the packing exponent gamma that gives the most, what leaving out each feature
+family costs, and for comparison the linear listwise ranker's. The shipped model (trees,
+:mod:`lambdamart`, unless ``--objective`` says otherwise) is then fitted on every question.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import inspect
+import pickle
+import statistics
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any, Literal
+
+import numpy as np
+
+from graphmem.eval.runner import ingest_spaces, load_questions, sample, space_prefix
+from graphmem.retrieve.base import Query, RetrievalContext, space_state
+from graphmem.retrieve.fused import candidates as candidates_module
+from graphmem.retrieve.fused import features as features_module
+from graphmem.retrieve.fused import statements as statements_module
+from graphmem.retrieve.fused.candidates import OPTIONAL_LAYERS, Pools, gather
+from graphmem.retrieve.fused.features import FAMILIES, FEATURES, analyse, candidate_rows, matrix
+from graphmem.retrieve.fused.ranker import LinearRanker, Ranker, TreeRanker
+from graphmem.retrieve.fused.space_index import space_turns
+from graphmem.retrieve.fused.statements import turn_statements
+from graphmem.retrieve.fused.strategy import packing_inputs, select
+from graphmem.training.lambdamart import fit_trees
+from graphmem.training.listwise import fit_listwise
+
+BUDGETS = (500, 1000, 2000, 4000)
+GAMMAS = (0.0, 0.25, 0.5, 0.75, 1.0)
+Log = Callable[[str], None]
+Objective = Literal["trees", "listwise", "pointwise"]
+
+
+@dataclass
+class Sample:
+    """One question's candidates: features, labels and what packing needs."""
+
+    dataset: str
+    split: str  # the file's name: reports are per split
+    conversation: str
+    category: str
+    x: np.ndarray
+    y: np.ndarray
+    costs: list[int]
+    heads: list[int]
+    sessions: list[str]
+    evidence: int  # gold evidence turns, reached or not
+    shorts: list[int | None] = field(default_factory=list)  # statement costs; [] for none
+
+
+def _version(prefix: str) -> str:
+    code = "".join(inspect.getsource(m) for m in (features_module, candidates_module,
+                                                   statements_module))
+    return hashlib.sha256(f"{prefix}|{FEATURES}|{code}".encode()).hexdigest()[:12]
+
+
+def collect(memory: Any, dataset: str, data: Path, log: Log = lambda _: None,
+            budget: int = max(BUDGETS), limit: int | None = None,
+            seed: int = 0) -> list[Sample]:
+    """The labelled candidates of every question with evidence in ``data`` (or of the sample
+    ``graphmem eval --limit N --seed S`` takes), cached on disk beside the evaluation ledger,
+    keyed on the spaces, the sample and the feature code."""
+    from tqdm import tqdm
+
+    asked = sample(load_questions(dataset, data), limit, seed)  # type: ignore[arg-type]
+    questions = [q for q in asked if q.evidence]
+    prefix = space_prefix(dataset, data, memory)  # type: ignore[arg-type]
+    name = f"{prefix}-{_version(prefix)}" + (f"-{limit}-{seed}" if limit else "")
+    cache = memory.settings.cache_dir / "ranker" / f"{name}.pkl"
+    if cache.exists():
+        log(f"{dataset}: candidates from {cache}")
+        return pickle.loads(cache.read_bytes())  # type: ignore[no-any-return]
+    spaces, _ = ingest_spaces(memory, dataset, data,  # type: ignore[arg-type]
+                              {q.conversation for q in questions}, True)
+    out = []
+    pools = Pools().scaled(budget)
+    for q in tqdm(questions, desc=f"candidates {dataset}", unit="q"):
+        store = memory.store
+        ctx = RetrievalContext(store, memory.embedder, Query(q.question, memory.embedder),
+                               caches=memory.caches)
+        state = space_state(store, spaces[q.conversation], ("turns", *OPTIONAL_LAYERS))
+        table = space_turns(store, state, memory.caches)
+        signals = gather(ctx, state, table, pools)
+        rows = candidate_rows(table, signals)
+        x = matrix(table, signals, analyse(ctx.query), rows)
+        y = np.asarray([table.rows[r].source_id in q.evidence for r in rows], dtype=np.int8)
+        statements = turn_statements(ctx, state, table, rows, signals.held)
+        costs, heads, sessions, shorts = packing_inputs(table, rows, statements)
+        out.append(Sample(dataset, data.name, q.conversation, q.category, x, y, costs, heads,
+                          sessions, len(q.evidence), shorts))
+    cache.parent.mkdir(parents=True, exist_ok=True)
+    cache.write_bytes(pickle.dumps(out))
+    return out
+
+
+def folds_of(samples: Sequence[Sample], folds: int) -> np.ndarray:
+    """Fold of each question: whole conversations, round robin within each dataset (a
+    LongMemEval question in two splits, oracle and S, lands in one fold)."""
+    seen: dict[tuple[str, str], int] = {}
+    count: dict[str, int] = {}
+    out = []
+    for s in samples:
+        key = (s.dataset, s.conversation)
+        if key not in seen:
+            seen[key] = count.get(s.dataset, 0) % folds
+            count[s.dataset] = count.get(s.dataset, 0) + 1
+        out.append(seen[key])
+    return np.asarray(out)
+
+
+def fit(samples: Sequence[Sample], columns: Sequence[int], c: float = 1.0,
+        objective: Objective = "trees") -> Ranker:
+    """A ranker over ``columns``: by default trees fitted for the order within each question
+    (:mod:`lambdamart`); ``listwise`` a linear model fitted question by question
+    (:mod:`listwise`, ``c`` its inverse penalty); ``pointwise`` one logistic regression over
+    every candidate row."""
+    from sklearn.linear_model import LogisticRegression
+
+    x = np.vstack([s.x[:, columns] for s in samples]).astype(np.float64)
+    y = np.concatenate([s.y for s in samples])
+    names = tuple(FEATURES[i] for i in columns)
+    if objective == "trees":
+        trees, slope, intercept = fit_trees(x, y, [len(s.y) for s in samples], names)
+        return TreeRanker(features=names, trees=trees, slope=slope, intercept=intercept)
+    mean = x.mean(axis=0)
+    scale = x.std(axis=0)
+    scale = np.where(scale > 1e-9, scale, 1.0)
+    z = (x - mean) / scale
+    if objective == "listwise":
+        coef, b = fit_listwise(z, y, [len(s.y) for s in samples], l2=1.0 / c)
+    else:
+        model = LogisticRegression(C=c, max_iter=2000).fit(z, y)
+        coef, b = model.coef_[0].copy(), float(model.intercept_[0])
+    return LinearRanker(features=names, mean=mean, scale=scale, coef=coef, intercept=b)
+
+
+def recall(sample: Sample, p: np.ndarray, budget: int, gamma: float,
+           headers: bool = True, statements: bool = False) -> float:
+    """Evidence recall after packing; ``statements`` lets a statement stand in for its turn
+    (the opt-in recipe `graphmem-statements`)."""
+    chosen = select(sample.costs, sample.heads, sample.sessions, p, budget, gamma, headers,
+                    sample.shorts if statements and sample.shorts else None)
+    return float(sum(int(sample.y[n]) for n, _ in chosen)) / sample.evidence
+
+
+def out_of_fold(samples: Sequence[Sample], fold: np.ndarray, columns: Sequence[int],
+                objective: Objective = "trees") -> list[np.ndarray]:
+    """Each question's P from a model (of :func:`fit`'s ``objective``) that never saw its
+    conversation."""
+    scores: list[np.ndarray] = [np.zeros(0)] * len(samples)
+    for k in sorted(set(fold.tolist())):
+        ranker = fit([s for s, f in zip(samples, fold, strict=True) if f != k], columns,
+                     objective=objective)
+        for i in np.flatnonzero(fold == k).tolist():
+            scores[i] = ranker.probabilities(samples[i].x)
+    return scores
+
+
+def recalls(samples: Sequence[Sample], scores: Sequence[np.ndarray], gamma: float,
+            mask: Sequence[bool] | None = None, headers: bool = True,
+            statements: bool = False) -> dict[str, float]:
+    """Mean recall at each budget over the questions ``mask`` keeps (all by default)."""
+    keep = mask if mask is not None else [True] * len(samples)
+    out = {}
+    for budget in BUDGETS:
+        values = [recall(s, p, budget, gamma, headers, statements)
+                  for s, p, k in zip(samples, scores, keep, strict=True) if k]
+        out[str(budget)] = round(statistics.fmean(values), 4) if values else float("nan")
+    return out
+
+
+def _mean_recall(r: dict[str, float]) -> float:
+    return statistics.fmean(r.values())
+
+
+OBJECTIVES: dict[str, str] = {
+    "trees": "LambdaMART trees (LightGBM lambdarank) over each question's candidates, "
+             "then calibrated",
+    "listwise": "linear, listwise softmax over each question's candidates, then calibrated",
+    "pointwise": "linear, one logistic regression over every candidate row",
+}
+
+
+def _best_gamma(samples: Sequence[Sample], scores: Sequence[np.ndarray],
+                statements: bool = False) -> tuple[float, dict[str, dict[str, float]]]:
+    """The packing exponent with the most pooled recall, and the sweep."""
+    sweep = {str(g): recalls(samples, scores, g, statements=statements) for g in GAMMAS}
+    return max(GAMMAS, key=lambda g: _mean_recall(sweep[str(g)])), sweep
+
+
+def train(samples: Sequence[Sample], folds: int, out: Path, sources: list[str],
+          log: Log = lambda _: None, ablate: bool = True,
+          objective: Objective = "trees") -> dict[str, Any]:
+    """Measure out of fold, then fit the shipped model (``objective``) on every question and
+    write it to ``out``. Beside it, for comparison, the held-out recall of the linear
+    listwise ranker (of the trees when the shipped model is linear); ``ablate`` also refits
+    without each feature family."""
+    fold = folds_of(samples, folds)
+    every = list(range(len(FEATURES)))
+    oof = out_of_fold(samples, fold, every, objective)
+    gamma, sweep = _best_gamma(samples, oof)
+    log(f"gamma {gamma}: " + ", ".join(f"@{b} {v:.3f}" for b, v in sweep[str(gamma)].items()))
+    datasets = sorted({s.split for s in samples})
+    of = {d: [s.split == d for s in samples] for d in datasets}
+
+    def by_split(scores: Sequence[np.ndarray], g: float, **kw: bool) -> dict[str, Any]:
+        return {d: recalls(samples, scores, g, of[d], **kw) for d in datasets}
+
+    metrics: dict[str, Any] = {
+        "objective": OBJECTIVES[objective],
+        "trained_on": sources, "questions": len(samples), "folds": folds,
+        "candidates_mean": round(statistics.fmean(len(s.y) for s in samples), 1),
+        "evidence_reached": round(sum(int(s.y.sum()) for s in samples)
+                                  / sum(s.evidence for s in samples), 4),
+        "gamma": gamma, "gamma_sweep": sweep,
+        "out_of_fold": {"pooled": sweep[str(gamma)], **by_split(oof, gamma)},
+        "per_fold": {str(k): recalls(samples, oof, gamma, (fold == k).tolist())
+                     for k in range(folds)},
+        "day_on_every_line": by_split(oof, gamma, headers=False),
+    }
+    short_gamma, short = _best_gamma(samples, oof, statements=True)
+    metrics["with_statements"] = {"gamma": short_gamma, "pooled": short[str(short_gamma)],
+                                  **by_split(oof, short_gamma, statements=True)}
+    other: Objective = "listwise" if objective != "listwise" else "trees"
+    compared = out_of_fold(samples, fold, every, other)
+    other_gamma, other_sweep = _best_gamma(samples, compared)
+    metrics[f"{other}_out_of_fold"] = {"gamma": other_gamma,
+                                       "pooled": other_sweep[str(other_gamma)],
+                                       **by_split(compared, other_gamma)}
+    if ablate:
+        drop: dict[str, Any] = {}
+        for family, names in FAMILIES.items():
+            kept = [i for i in every if FEATURES[i] not in names]
+            drop[family] = by_split(out_of_fold(samples, fold, kept, objective), gamma)
+            log(f"without {family}: " + "; ".join(
+                f"{d} " + ", ".join(f"{v:.3f}" for v in r.values()) for d, r in
+                drop[family].items()))
+        metrics["without_family"] = drop
+    ranker = replace(fit(samples, every, objective=objective), gamma=gamma, metrics=metrics)
+    ranker.save(out)
+    return metrics
