@@ -30,7 +30,7 @@ VARIANTS: dict[str, tuple[str, dict[str, Any]]] = {
 
 
 def main() -> None:
-    parser = ablation_parser("cast_ablation.json")
+    parser = ablation_parser("cast_ablation.json", __doc__)
     parser.add_argument("--only", action="append", help="variant names to run (default: all)")
     args = parser.parse_args()
     budgets = [int(b) for b in args.budgets.split(",")]

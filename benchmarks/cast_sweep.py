@@ -15,27 +15,32 @@ summary.
 
 from __future__ import annotations
 
-import argparse
 import json
 import time
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
+from common import LOCOMO, make_parser
 
 from graphmem.config import Settings
 from graphmem.eval.datasets import Question, locomo_questions
 from graphmem.eval.metrics import evidence_recall
-from graphmem.ingest.loaders import parse_file
-from graphmem.ingest.scenes import Scene, SceneConfig, aggregate, summary, view_vectors
-from graphmem.ingest.views import Cast, build_views, turn_facts
+from graphmem.ingest.inputs.loaders import parse_file
+from graphmem.ingest.layers.scenes.grouping import (
+    Scene,
+    SceneConfig,
+    aggregate,
+    summary,
+    view_vectors,
+)
+from graphmem.ingest.layers.scenes.views import build_views, turn_facts
 from graphmem.models import ConversationRecord, Hit
 from graphmem.providers.embedder import SentenceTransformerEmbedder
 from graphmem.retrieve import cues
-from graphmem.text import display_name, render_turn, turn_line
+from graphmem.text import Cast, display_name, render_turn, turn_line
 
-ROOT = Path(__file__).resolve().parent.parent
 BUDGET = 1000
 K_SCENES = 8
 
@@ -87,9 +92,8 @@ def score(convs: list[Conversation], config: SceneConfig) -> float:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--data", type=Path,
-                        default=ROOT.parent / "shared/data/locomo/locomo_dev.json")
+    parser = make_parser(__doc__)
+    parser.add_argument("--data", type=Path, default=LOCOMO)
     parser.add_argument("--out", type=Path, default=Path("cast_sweep.json"))
     args = parser.parse_args()
     embedder = SentenceTransformerEmbedder.from_settings(Settings())
@@ -114,8 +118,9 @@ def main() -> None:
     best = max(grid, key=lambda c: trial("time x topic", c))
     best = max([replace(best, window=w) for w in (0, 1, 2)],
                key=lambda c: trial("window", c))
-    best = max([replace(best, summary=s, summary_turns=n)
-                for s, n in (("central", 1), ("central", 3), ("first", 3), ("all", 3))],
+    summaries: list[tuple[Literal["central", "first", "all"], int]] = [
+        ("central", 1), ("central", 3), ("first", 3), ("all", 3)]
+    best = max([replace(best, summary=s, summary_turns=n) for s, n in summaries],
                key=lambda c: trial("summary", c))
     baseline = SceneConfig()
     result = {"chosen": vars(best), "trials": rows, "k_scenes": K_SCENES, "budget": BUDGET,

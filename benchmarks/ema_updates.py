@@ -17,10 +17,11 @@ eval space), this counts:
 
 from __future__ import annotations
 
-import argparse
 import json
 from pathlib import Path
 from typing import Any
+
+from common import ROOT, make_parser
 
 from graphmem.client import Memory
 from graphmem.config import Settings
@@ -30,7 +31,6 @@ from graphmem.retrieve.ema import EMASearch
 from graphmem.retrieve.packing import pack
 from graphmem.retrieve.registry import Recipe, register
 
-ROOT = Path(__file__).resolve().parent.parent
 STRATEGIES = ("turns", "ema", "ema-fill", "ema, superseded kept in place")
 
 
@@ -48,7 +48,7 @@ def caught(memory: Memory, space: str, old: list[str], new: set[str]) -> tuple[b
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser()
+    parser = make_parser(__doc__)
     parser.add_argument("--data", type=Path, default=ROOT.parent
                         / "shared/data/longmemeval/longmemeval_oracle_dev.json")
     parser.add_argument("--budget", type=int, default=1000)

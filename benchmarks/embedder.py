@@ -12,27 +12,23 @@ work off the machine while it runs.
 
 from __future__ import annotations
 
-import argparse
-import json
 import statistics
 import time
 from pathlib import Path
 
 import numpy as np
+from common import LOCOMO, make_parser, publish
 
 from graphmem.config import Settings
 from graphmem.eval.datasets import locomo_questions
 from graphmem.eval.metrics import percentile
-from graphmem.ingest.loaders import parse_file
+from graphmem.ingest.inputs.loaders import parse_file
 from graphmem.providers.embedder import SentenceTransformerEmbedder
-
-ROOT = Path(__file__).resolve().parent.parent
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--data", type=Path,
-                        default=ROOT.parent / "shared/data/locomo/locomo_dev.json")
+    parser = make_parser(__doc__)
+    parser.add_argument("--data", type=Path, default=LOCOMO)
     parser.add_argument("--limit", type=int, default=2, help="conversations whose turns to embed")
     parser.add_argument("--questions", type=int, default=200)
     parser.add_argument("--out", type=Path, default=None)
@@ -66,9 +62,7 @@ def main() -> None:
     result["int8_cosine"] = {"min": round(float(cosine.min()), 4),
                              "mean": round(float(cosine.mean()), 4)}
     result["int8_same_top10"] = round(_same_neighbours(full, small, 10), 3)
-    print(json.dumps(result, indent=1))
-    if args.out:
-        args.out.write_text(json.dumps(result, indent=1))
+    publish(result, args.out, indent=1)
 
 
 def _same_neighbours(a: np.ndarray, b: np.ndarray, k: int) -> float:

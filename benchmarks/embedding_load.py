@@ -10,21 +10,19 @@ of its time and what leaving a layer out saves. The space is deleted afterwards.
 
 from __future__ import annotations
 
-import argparse
 import inspect
-import json
 import uuid
 from collections import defaultdict
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from common import LOCOMO, make_parser, publish
+
 from graphmem.client import Memory
 from graphmem.config import Settings
-from graphmem.ingest.loaders import parse_file
+from graphmem.ingest.inputs.loaders import parse_file
 from graphmem.providers.embedder import Embedder, SentenceTransformerEmbedder, Vectors
-
-ROOT = Path(__file__).resolve().parent.parent
 
 
 class CountingEmbedder:
@@ -70,9 +68,8 @@ def _pieces(embedder: SentenceTransformerEmbedder, texts: Sequence[str]) -> list
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--data", type=Path,
-                        default=ROOT.parent / "shared/data/locomo/locomo_dev.json")
+    parser = make_parser(__doc__)
+    parser.add_argument("--data", type=Path, default=LOCOMO)
     parser.add_argument("--limit", type=int, default=1, help="conversations to ingest")
     parser.add_argument("--layers", default=None, help="default: GRAPHMEM_INGEST_LAYERS")
     parser.add_argument("--out", type=Path, default=None)
@@ -95,9 +92,7 @@ def main() -> None:
     result = {"conversations": report.conversations, "turns": report.turns, "by_caller": rows,
               "pieces_total": total, "pieces_per_turn": round(total / max(1, report.turns), 1),
               "x_turn_text": round(total / own, 2)}
-    print(json.dumps(result, indent=1))
-    if args.out:
-        args.out.write_text(json.dumps(result, indent=1) + "\n")
+    publish(result, args.out, indent=1)
 
 
 if __name__ == "__main__":

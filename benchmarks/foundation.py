@@ -6,25 +6,23 @@ evidence recall at several budgets. Usage:
 
 from __future__ import annotations
 
-import argparse
 import json
 import statistics
 import time
 from collections import defaultdict
 from pathlib import Path
 
+from common import LOCOMO, make_parser
+
 from graphmem import Memory
 from graphmem.eval.datasets import locomo_questions
 from graphmem.eval.metrics import evidence_recall, percentile
-from graphmem.ingest.loaders import parse_file
-
-ROOT = Path(__file__).resolve().parent.parent
+from graphmem.ingest.inputs.loaders import parse_file
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--data", type=Path,
-                        default=ROOT.parent / "shared/data/locomo/locomo_dev.json")
+    parser = make_parser(__doc__)
+    parser.add_argument("--data", type=Path, default=LOCOMO)
     parser.add_argument("--strategies", default="turns,turns-bm25,turns-vector")
     parser.add_argument("--budgets", default="500,1000,2000")
     parser.add_argument("--fresh", action="store_true", help="delete the spaces first")

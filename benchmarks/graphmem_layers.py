@@ -12,17 +12,17 @@ Prints a Markdown table (recall in points, each variant's change against all sou
 
 from __future__ import annotations
 
-import argparse
 import json
 from pathlib import Path
 from typing import Any
 
+from common import ROOT, make_parser
+
 from graphmem.client import Memory
 from graphmem.eval.runner import EvalOptions, run_retrieval_eval
-from graphmem.retrieve.candidates import SOURCES
+from graphmem.retrieve.fused import SOURCES
 from graphmem.retrieve.registry import RECIPES, Recipe, register
 
-ROOT = Path(__file__).resolve().parent.parent
 BUDGETS = (500, 1000, 2000, 4000)
 SPLITS = (("locomo", "locomo/locomo_dev.json"),
           ("longmemeval", "longmemeval/longmemeval_oracle_dev.json"))
@@ -62,7 +62,7 @@ def table(reports: dict[str, dict[str, Any]]) -> str:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser()
+    parser = make_parser(__doc__)
     parser.add_argument("--data-dir", type=Path, default=ROOT.parent / "shared" / "data")
     parser.add_argument("--limit", type=int, default=100)
     parser.add_argument("--out", type=Path, default=ROOT / "docs/results/graphmem_layers.json")

@@ -9,13 +9,14 @@ sweep, what leaving out each feature family costs, and the other kind of ranker'
 
 from __future__ import annotations
 
-import argparse
 import json
 from pathlib import Path
 from typing import Any
 
+from common import make_parser
+
 from graphmem.eval.report import answer_recall_table
-from graphmem.retrieve.ranker import SHIPPED
+from graphmem.retrieve.fused import SHIPPED
 
 
 def pct(value: float | None) -> str:
@@ -86,7 +87,7 @@ def ranker_tables(metrics: dict[str, Any]) -> str:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser()
+    parser = make_parser(__doc__)
     parser.add_argument("runs", nargs="*", type=Path)
     parser.add_argument("--ranker", type=Path, default=SHIPPED)
     args = parser.parse_args()

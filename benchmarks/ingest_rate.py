@@ -12,22 +12,19 @@ work off the machine while it runs.
 
 from __future__ import annotations
 
-import argparse
-import json
 import time
 import uuid
 from pathlib import Path
 
-from graphmem.client import Memory
-from graphmem.ingest.loaders import parse_file
+from common import LOCOMO, make_parser, publish
 
-ROOT = Path(__file__).resolve().parent.parent
+from graphmem.client import Memory
+from graphmem.ingest.inputs.loaders import parse_file
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--data", type=Path,
-                        default=ROOT.parent / "shared/data/locomo/locomo_dev.json")
+    parser = make_parser(__doc__)
+    parser.add_argument("--data", type=Path, default=LOCOMO)
     parser.add_argument("--limit", type=int, default=2, help="conversations to ingest")
     parser.add_argument("--layers", default=None, help="default: GRAPHMEM_INGEST_LAYERS")
     parser.add_argument("--workers", type=int, default=1)
@@ -53,9 +50,7 @@ def main() -> None:
                                 "turns_per_second": round(turns / t.seconds, 1)
                                 if t.seconds else None, "written": t.written}
                          for name, t in report.layers.items()}}
-    print(json.dumps(result, indent=1))
-    if args.out:
-        args.out.write_text(json.dumps(result, indent=1))
+    publish(result, args.out, indent=1)
 
 
 if __name__ == "__main__":

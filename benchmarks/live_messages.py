@@ -12,26 +12,22 @@ deleted afterwards. Keep other CPU work off the machine while it runs.
 
 from __future__ import annotations
 
-import argparse
-import json
 import time
 import uuid
 from datetime import datetime, timedelta
 from pathlib import Path
 
 import numpy as np
+from common import LOCOMO, make_parser, publish
 
 from graphmem.client import Memory
 from graphmem.config import Settings
-from graphmem.ingest.loaders import parse_file
-
-ROOT = Path(__file__).resolve().parent.parent
+from graphmem.ingest.inputs.loaders import parse_file
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--data", type=Path,
-                        default=ROOT.parent / "shared/data/locomo/locomo_dev.json")
+    parser = make_parser(__doc__)
+    parser.add_argument("--data", type=Path, default=LOCOMO)
     parser.add_argument("--conversation", type=int, default=3, help="conv-42: 629 turns")
     parser.add_argument("--messages", type=int, default=30, help="live messages to time")
     parser.add_argument("--mode", choices=["background", "inline"], default="background")
@@ -86,9 +82,7 @@ def main() -> None:
         "layer_ms_mean": {name: round(1000 * float(np.mean([lay[name] for lay in layers])), 1)
                           for name in layers[0]},
         "catch_up_s": round(refresh, 2)}
-    print(json.dumps(result, indent=2))
-    if args.out:
-        args.out.write_text(json.dumps(result, indent=2) + "\n")
+    publish(result, args.out, indent=2)
 
 
 if __name__ == "__main__":

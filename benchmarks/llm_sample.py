@@ -18,25 +18,24 @@ CPU-heavy should run meanwhile. Usage:
 
 from __future__ import annotations
 
-import argparse
 import json
 import time
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from common import ROOT, make_parser
+
 from graphmem import Memory
 from graphmem.config import Settings
 from graphmem.eval.qa import QAScorer
 from graphmem.eval.runner import EvalOptions, load_questions, run_retrieval_eval, sample
-from graphmem.ingest.loaders import parse_file
+from graphmem.ingest.inputs.loaders import parse_file
 from graphmem.llm_server.local import LocalLLMServer
 from graphmem.models import SearchResult
 from graphmem.providers.llm import usage_table
 from graphmem.retrieve.packing import count_tokens
 from graphmem.text import render_turn
-
-ROOT = Path(__file__).resolve().parent.parent
 
 
 def full_contexts(dataset: str, data: Path, questions: list[Any],
@@ -71,7 +70,7 @@ def summary(report: dict[str, Any]) -> dict[str, Any]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser()
+    parser = make_parser(__doc__)
     parser.add_argument("--dataset", default="longmemeval", choices=["longmemeval", "locomo"])
     parser.add_argument("--data", type=Path, default=ROOT.parent / "shared/data/longmemeval/"
                         "longmemeval_oracle_dev.json")
@@ -106,15 +105,14 @@ def main() -> None:
         settings = base.model_copy(update={**llm_settings, **switches})
         began = time.perf_counter()
         with Memory(settings, progress=True) as memory:
-            result = run_retrieval_eval(memory, args.dataset, args.data, EvalOptions(  # type: ignore[arg-type]
-                strategies=tuple(strategies.split(",")), **options))  # type: ignore[arg-type]
+            result = run_retrieval_eval(memory, args.dataset, args.data, EvalOptions(
+                strategies=tuple(strategies.split(",")), **options))
             print(usage_table(memory.llm_usage()))
         report[label] = {"seconds": round(time.perf_counter() - began, 1),
                          "strategies": summary(result), "llm_usage": result["llm_usage"]}
         print(label, json.dumps(report[label]["strategies"], indent=1))
     with Memory(base.model_copy(update=llm_settings)) as memory:
-        questions = sample(load_questions(args.dataset, args.data),  # type: ignore[arg-type]
-                           args.limit, args.seed)
+        questions = sample(load_questions(args.dataset, args.data), args.limit, args.seed)
         contexts = full_contexts(args.dataset, args.data, questions, args.full)
         began = time.perf_counter()
         scored = QAScorer(memory, args.dataset).score(contexts, True) if contexts else None

@@ -15,13 +15,14 @@ import json
 from pathlib import Path
 from typing import Any
 
+from common import LOCOMO, make_parser
+
 from graphmem.client import Memory
 from graphmem.config import Settings
 from graphmem.eval.runner import EvalOptions, run_retrieval_eval
 from graphmem.retrieve.mms import MMSSearch
 from graphmem.retrieve.registry import RECIPES, Recipe, register
 
-ROOT = Path(__file__).resolve().parent.parent
 PAPER = "keywords,round,perspectives,episodic"  # the paper's retrieval unit
 # name -> (settings of the segments layer, strategy options); dense search, as in the paper,
 # except the last row
@@ -39,11 +40,11 @@ VARIANTS: dict[str, tuple[dict[str, str], dict[str, Any]]] = {
 }
 
 
-def ablation_parser(out: str) -> argparse.ArgumentParser:
-    """The options every LoCoMo ablation script takes (data, sample, budgets, output)."""
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--data", type=Path,
-                        default=ROOT.parent / "shared/data/locomo/locomo_dev.json")
+def ablation_parser(out: str, doc: str | None = __doc__) -> argparse.ArgumentParser:
+    """The options every LoCoMo ablation script takes (data, sample, budgets, output), the
+    calling script's ``doc`` first in its help."""
+    parser = make_parser(doc)
+    parser.add_argument("--data", type=Path, default=LOCOMO)
     parser.add_argument("--limit", type=int, default=300)
     parser.add_argument("--budgets", default="1000,2000")
     parser.add_argument("--out", type=Path, default=Path(out))

@@ -13,7 +13,6 @@ other CPU work off the machine while it runs.
 
 from __future__ import annotations
 
-import argparse
 import json
 import time
 import uuid
@@ -22,18 +21,16 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from common import LOCOMO, make_parser
 
 from graphmem.client import Memory
 from graphmem.eval.datasets import locomo_questions
-from graphmem.ingest.loaders import parse_file
-
-ROOT = Path(__file__).resolve().parent.parent
+from graphmem.ingest.inputs.loaders import parse_file
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--data", type=Path,
-                        default=ROOT.parent / "shared/data/locomo/locomo_dev.json")
+    parser = make_parser(__doc__)
+    parser.add_argument("--data", type=Path, default=LOCOMO)
     parser.add_argument("--conversations", type=int, default=2)
     parser.add_argument("--threads", default="1,4,8")
     parser.add_argument("--searches", type=int, default=40, help="per thread")

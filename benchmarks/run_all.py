@@ -15,7 +15,6 @@ LongMemEval S section as last measured, without running anything on it.
 
 from __future__ import annotations
 
-import argparse
 import json
 import platform
 import time
@@ -24,16 +23,17 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
+from common import ROOT, make_parser
+
 from graphmem.client import Memory
 from graphmem.config import Settings
 from graphmem.eval.report import retrieval_markdown, segmentation_markdown, write_report
 from graphmem.eval.runner import EvalOptions, load_questions, run_retrieval_eval, sample
 from graphmem.eval.segmenters import run_segmentation_eval
 from graphmem.providers.embedder import SentenceTransformerEmbedder
-from graphmem.retrieve.ranker import load_ranker
+from graphmem.retrieve.fused import load_ranker
 from graphmem.retrieve.registry import strategy_names
 
-ROOT = Path(__file__).resolve().parent.parent
 SCALE_HEADER = ("## Scale: synthetic conversations, 10^4 to 10^6 turns\n\n"
                 "From `python benchmarks/scale.py --out docs/results/scale.json` (raw turns, "
                 "pooled embeddings, a server of its own; see the script's docstring).\n\n")
@@ -43,7 +43,7 @@ SEGMENTATION = {"tiage_dev.jsonl": ("minilm-adjacent", "minilm-adjacent:q=0.2"),
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser()
+    parser = make_parser(__doc__)
     parser.add_argument("--data-dir", type=Path, default=ROOT.parent / "shared" / "data")
     parser.add_argument("--out-dir", type=Path, default=ROOT / "docs" / "results")
     parser.add_argument("--skip-long", action="store_true", help="skip LongMemEval S (slow)")

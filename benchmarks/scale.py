@@ -31,15 +31,15 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from common import LOCOMO, make_parser
 
 from graphmem.client import Memory
 from graphmem.config import Settings
 from graphmem.eval.synthetic import PlantedFact, PoolEmbedder, Synthesizer
-from graphmem.ingest.loaders import parse_file
+from graphmem.ingest.inputs.loaders import parse_file
 from graphmem.models import ConversationRecord
 from graphmem.neo4j_server.local import LocalNeo4j
 
-ROOT = Path(__file__).resolve().parent.parent
 STRATEGIES = ("turns", "graphmem")
 BUDGET = 1000
 CHUNK = 40  # conversations per ingest call
@@ -214,9 +214,8 @@ def plot(rows: list[dict[str, Any]], path: Path) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--data", type=Path,
-                        default=ROOT.parent / "shared/data/locomo/locomo_dev.json")
+    parser = make_parser(__doc__)
+    parser.add_argument("--data", type=Path, default=LOCOMO)
     parser.add_argument("--sizes", default="10000,100000")
     parser.add_argument("--layout", choices=["one", "many", "both"], default="both")
     parser.add_argument("--spaces", type=int, default=1000)

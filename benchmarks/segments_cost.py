@@ -12,23 +12,21 @@ the machine meanwhile.
 
 from __future__ import annotations
 
-import argparse
-import json
 import time
 import uuid
 from pathlib import Path
 from typing import Any
 
+from common import LOCOMO, make_parser, publish
+
 from graphmem.client import Memory
 from graphmem.config import Settings
+from graphmem.ingest.inputs.loaders import parse_file
 from graphmem.ingest.layer import LayerContext
-from graphmem.ingest.loaders import parse_file
 from graphmem.ingest.writer import GraphWriter
 from graphmem.llm_server.local import LocalLLMServer
 from graphmem.models import ConversationRecord, SessionRecord
 from graphmem.providers.llm import OpenAICompatibleLLM
-
-ROOT = Path(__file__).resolve().parent.parent
 
 
 def first_turns(data: Path, turns: int) -> ConversationRecord:
@@ -65,9 +63,8 @@ def run(memory: Memory, conv: ConversationRecord, llm: Any) -> dict[str, Any]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--data", type=Path,
-                        default=ROOT.parent / "shared/data/locomo/locomo_dev.json")
+    parser = make_parser(__doc__)
+    parser.add_argument("--data", type=Path, default=LOCOMO)
     parser.add_argument("--turns", type=int, default=12)
     parser.add_argument("--model", default="qwen2.5-coder-1.5b")
     parser.add_argument("--out", type=Path, default=None)
@@ -90,9 +87,7 @@ def main() -> None:
         finally:
             server.stop()
         result["llm"]["usage"] = {t: vars(u) for t, u in llm.usage().items()}
-    print(json.dumps(result, indent=1))
-    if args.out:
-        args.out.write_text(json.dumps(result, indent=1))
+    publish(result, args.out, indent=1)
 
 
 if __name__ == "__main__":

@@ -13,25 +13,22 @@ Keep other CPU work off the machine while it runs.
 
 from __future__ import annotations
 
-import argparse
-import json
 import statistics
 import time
 import uuid
 from pathlib import Path
 
+from common import LOCOMO, make_parser, publish
+
 from graphmem import Memory
 from graphmem.eval.datasets import locomo_questions
 from graphmem.eval.metrics import percentile
-from graphmem.ingest.loaders import parse_file
-
-ROOT = Path(__file__).resolve().parent.parent
+from graphmem.ingest.inputs.loaders import parse_file
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--data", type=Path,
-                        default=ROOT.parent / "shared/data/locomo/locomo_dev.json")
+    parser = make_parser(__doc__)
+    parser.add_argument("--data", type=Path, default=LOCOMO)
     parser.add_argument("--conversation", type=int, default=0)
     parser.add_argument("--messages", type=int, default=20)
     parser.add_argument("--out", type=Path, default=None)
@@ -68,9 +65,7 @@ def main() -> None:
                                "p95": round(percentile(ms, 95), 1),
                                "mean": round(statistics.fmean(ms), 1)}
                  for way, ms in took.items() if ms}}
-    print(json.dumps(result, indent=1))
-    if args.out:
-        args.out.write_text(json.dumps(result, indent=1))
+    publish(result, args.out, indent=1)
 
 
 if __name__ == "__main__":
