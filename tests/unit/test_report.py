@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import importlib.util
+import json
+from pathlib import Path
 from typing import Any
 
-from graphmem.eval.report import answer_recall_table, retrieval_markdown
+import pytest
+
+from graphmem.eval.report import answer_recall_table, retrieval_markdown, write_report
 
 
 def _entry(recall: float, answer: dict[str, float] | None = None) -> dict[str, Any]:
@@ -40,3 +45,17 @@ def test_retrieval_markdown_has_one_row_per_strategy_with_recall_and_latency() -
     assert "| turns | 50.0 | 60.0 | 12.0 | 30.5 | 950 |" in text
     assert "| graphmem | 87.5 |\n" in text  # the by-category table at 1,000 tokens
     assert "Answer recall" not in text
+
+
+def test_a_report_without_matplotlib_is_written_without_its_figure(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    report = {"dataset": "locomo", "data": "x.json", "n_questions_sampled": 3,
+              "strategies": {"turns": _entry(50.0)}}
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec",
+                        lambda name, *a: None if name == "matplotlib" else real(name, *a))
+    out = tmp_path / "r.json"
+    assert write_report(report, out) == [out, out.with_suffix(".md")]
+    assert json.loads(out.read_text())["n_questions_sampled"] == 3
+    assert "| turns |" in out.with_suffix(".md").read_text()
+    assert not out.with_suffix(".png").exists()
