@@ -185,6 +185,20 @@ def layers_add(ctx: click.Context, names: str, space: str) -> None:
 
 
 @main.command()
+def plugins() -> None:
+    """Plug-ins found by their `graphmem.plugins` entry point: loaded, or why not."""
+    from graphmem.plugins import failed_plugins, loaded_plugins
+
+    loaded, failed = loaded_plugins(), failed_plugins()
+    for name, value in loaded.items():
+        click.echo(f"{name}\t{value}\tloaded")
+    for name, error in failed.items():
+        click.echo(f"{name}\tfailed: {error}")
+    if not loaded and not failed:
+        click.echo("no plug-ins installed (entry point group graphmem.plugins)", err=True)
+
+
+@main.command()
 def strategies() -> None:
     """Every retrieval strategy, the layers it needs and what it does."""
     from graphmem.retrieve.registry import RECIPES

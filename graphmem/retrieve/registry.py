@@ -2,7 +2,8 @@
 
 A new strategy is its module (a :class:`~graphmem.retrieve.base.Strategy` subclass with its
 config dataclass), its Cypher files and its tests, plus one line here per recipe. Code outside
-graphmem may add recipes with :func:`register`.
+graphmem adds recipes with :func:`register`, from a package found by its ``graphmem.plugins``
+entry point (:mod:`graphmem.plugins`, loaded when this registry is first imported).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from typing import Any, get_type_hints
 from pydantic import TypeAdapter, ValidationError
 
 from graphmem.errors import ConfigurationError, InputError, UnknownStrategyError
+from graphmem.plugins import load_plugins
 from graphmem.retrieve.base import Strategy
 from graphmem.retrieve.cast import CastSearch
 from graphmem.retrieve.ema import EMASearch
@@ -107,3 +109,6 @@ def get_strategy(name: str, **overrides: Any) -> Strategy:  # type: ignore[type-
 
 def _type_name(hint: Any) -> str:
     return getattr(hint, "__name__", None) or str(hint).replace("typing.", "")
+
+
+load_plugins()  # last: an installed plug-in registers into the registry above

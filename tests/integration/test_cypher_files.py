@@ -163,9 +163,15 @@ def _mark_layers(store: GraphStore, space: str, memory: Memory) -> None:
                         known=["turns", "extra", "edus", "events", "segments"])
     assert row == {"sessions": 1}
     assert query_rows(store, "MATCH (s:Session {id: $id}) RETURN s.layers AS l", id=sid) == [
-        {"l": ["turns", "extra", "edus", "events", "segments"]}]  # kept, added, known order
+        {"l": ["turns", "extra", "edus", "events", "segments", "scenes", "episodes"]}]
+    # kept, added, known ones in known order, then those this process does not know
     assert store.write("ingest/mark_layers", space="elsewhere", session_ids=[sid],
                        layers=["x"], known=["x"]) == [{"sessions": 0}]
+    # a process without the "extra" plug-in keeps what it does not know
+    store.write("ingest/mark_layers", space=space, session_ids=[sid], layers=["turns"],
+                known=["turns", "edus", "events", "segments", "scenes", "episodes"])
+    assert query_rows(store, "MATCH (s:Session {id: $id}) RETURN s.layers AS l", id=sid) == [
+        {"l": ["turns", "edus", "events", "segments", "scenes", "episodes", "extra"]}]
 
 
 @case("ingest/lock_space")

@@ -1,10 +1,14 @@
-"""docs/extending.md's worked example, run as the page shows it: a layer, a strategy and a
-Cypher folder added from outside graphmem."""
+"""docs/extending.md's worked example, a plug-in package (tests/plugin_example/) that adds a
+layer, a strategy and a Cypher folder from outside graphmem: the page shows the package as it
+is, its code runs as the page says, and once installed the CLI finds it by its entry point."""
 
 from __future__ import annotations
 
 import importlib
+import os
 import re
+import shutil
+import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -19,19 +23,27 @@ from graphmem.retrieve import registry
 from helpers import SAMPLE
 
 PAGE = Path(__file__).resolve().parents[2] / "docs" / "extending.md"
-BLOCK = re.compile(r"```(?:python|cypher)\n(?:#|//) file: (\S+)\n(.*?)```", re.DOTALL)
+PACKAGE = Path(__file__).resolve().parents[1] / "plugin_example"
+BLOCK = re.compile(r"```(?:python|cypher|toml)\n(?:#|//) file: (\S+)\n(.*?)```", re.DOTALL)
+
+
+def blocks() -> dict[str, str]:
+    return dict(BLOCK.findall(PAGE.read_text(encoding="utf-8")))
+
+
+def test_the_page_shows_the_package_as_it_is() -> None:
+    shown = {name: text for name, text in blocks().items() if name != "use_it.py"}
+    files = {str(p.relative_to(PACKAGE)): p.read_text(encoding="utf-8")
+             for p in PACKAGE.rglob("*") if p.is_file() and "__pycache__" not in p.parts}
+    assert shown == files
 
 
 @pytest.fixture()
 def example(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
-    """The page's files written out, importable; graphmem's registries restored afterwards."""
-    blocks = BLOCK.findall(PAGE.read_text(encoding="utf-8"))
-    assert {name for name, _ in blocks} >= {"qa_pairs.py", "use_it.py",
-                                            "cypher/questions/asked.cypher"}
-    for name, text in blocks:
-        path = tmp_path / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
+    """The package importable and the page's usage script beside it; graphmem's registries
+    restored afterwards."""
+    (tmp_path / "use_it.py").write_text(blocks()["use_it.py"], encoding="utf-8")
+    monkeypatch.syspath_prepend(str(PACKAGE))
     monkeypatch.syspath_prepend(str(tmp_path))
     monkeypatch.setattr(cypher, "_EXTRA", [])
     saved_layers, saved_recipes = dict(layers.LAYERS), dict(registry.RECIPES)
@@ -39,7 +51,7 @@ def example(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     for live, saved in ((layers.LAYERS, saved_layers), (registry.RECIPES, saved_recipes)):
         live.clear()
         live.update(saved)  # type: ignore[arg-type]
-    for module in ("qa_pairs", "use_it"):
+    for module in ("qa_pairs", "use_it"):  # imported here, not as an installed plug-in
         sys.modules.pop(module, None)
     cypher._catalog.cache_clear()
     cypher.names.cache_clear()
@@ -47,6 +59,7 @@ def example(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
 
 def test_the_worked_example_runs_as_documented(example: Path, memory: Memory,
                                                space: str) -> None:
+    importlib.import_module("qa_pairs")  # what loading the installed plug-in does
     use_it = importlib.import_module("use_it")
     assert "questions" in layers.LAYERS and "asked" in registry.RECIPES
     assert "questions/asked" in cypher.names()
@@ -64,3 +77,30 @@ def test_the_worked_example_runs_as_documented(example: Path, memory: Memory,
             memory.search("How far?", space=other, strategy="asked")
     finally:
         memory.delete_space(other)
+
+
+def test_an_installed_plugin_is_found_by_the_cli(tmp_path: Path, space: str,
+                                                neo4j_server: object) -> None:
+    target, source = tmp_path / "site", tmp_path / "plugin_example"
+    shutil.copytree(PACKAGE, source, ignore=shutil.ignore_patterns("__pycache__"))
+    installed = subprocess.run(  # from a copy: a build leaves its folders beside the source
+        [sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--no-build-isolation",
+         "--target", str(target), str(source)], capture_output=True, text=True, timeout=300,
+        check=False, cwd=tmp_path)
+    assert installed.returncode == 0, installed.stderr[-2000:]
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GRAPHMEM_LLM")}
+    env["PYTHONPATH"] = os.pathsep.join([str(target), env.get("PYTHONPATH", "")])
+
+    def cli(*args: str) -> str:
+        done = subprocess.run([sys.executable, "-m", "graphmem", *args], env=env, text=True,
+                              capture_output=True, timeout=300, check=False, cwd=tmp_path)
+        assert done.returncode == 0, done.stdout + done.stderr[-2000:]
+        return done.stdout
+
+    assert "qa_pairs" in cli("plugins")
+    assert "asked" in cli("strategies")
+    cli("ingest", str(SAMPLE), "--space", space, "--layers", "questions")
+    found = cli("search", "How far are you running these days?", "--space", space,
+                "--strategy", "asked", "--budget", "100")
+    assert "Maya: How far are you running at the moment?" in found
+    assert "questions" in cli("layers", "list", "--space", space)

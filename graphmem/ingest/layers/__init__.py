@@ -1,9 +1,11 @@
 """The one registry of ingest layers, and the order they run in.
 
-A new layer is its module (a :class:`~graphmem.ingest.layer.Layer` subclass), its Cypher files
-and its tests, plus one line in ``LAYERS``. Code outside graphmem may add one with
-:func:`register`. Names in ``GRAPHMEM_INGEST_LAYERS`` (or ``--layers``) are checked here and put
-in an order where every layer comes after the layers it needs.
+A new layer is its module or package here (a :class:`~graphmem.ingest.layer.Layer` subclass),
+its Cypher files and its tests, plus one line in ``LAYERS``. Code outside graphmem adds one
+with :func:`register`, from a package found by its ``graphmem.plugins`` entry point
+(:mod:`graphmem.plugins`, loaded when this registry is first imported). Names in
+``GRAPHMEM_INGEST_LAYERS`` (or ``--layers``) are checked here and put in an order where every
+layer comes after the layers it needs.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from graphmem.ingest.layers.events.layer import EventLayer
 from graphmem.ingest.layers.scenes.layer import SceneLayer
 from graphmem.ingest.layers.segments.layer import SegmentLayer
 from graphmem.ingest.layers.turns import TurnsLayer
+from graphmem.plugins import load_plugins
 
 LayerClass = type[Layer]  # type: ignore[type-arg]
 
@@ -87,3 +90,6 @@ def run_order(spec: str | Iterable[str], *, present: Iterable[str] = ()) -> list
 def _registry_position(name: str) -> int:
     names = list(LAYERS)
     return names.index(name) if name in names else len(names)
+
+
+load_plugins()  # last: an installed plug-in registers into the registry above

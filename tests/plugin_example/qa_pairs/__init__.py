@@ -1,0 +1,71 @@
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from graphmem import cypher
+from graphmem.ingest.layer import Job, Layer, LayerResult
+from graphmem.ingest.layers import register
+from graphmem.models import Hit
+from graphmem.retrieve.base import RetrievalContext, SpaceState, Strategy
+from graphmem.retrieve.registry import Recipe
+from graphmem.retrieve.registry import register as register_recipe
+from graphmem.text import native_datetime, render_turn
+
+cypher.add_folder(Path(__file__).parent / "cypher")
+
+
+class QuestionLayer(Layer[list[dict[str, Any]]]):
+    name = "questions"
+    needs = ("turns",)
+    writes = ("questions/merge_questions",)
+    prunes = ("questions/prune_questions",)
+
+    def prepare(self, job: Job) -> list[dict[str, Any]]:
+        turn_ids = job.handoff("turns").by_source
+        rows = []
+        for session, session_id in zip(job.conversation.sessions, job.session_ids, strict=True):
+            turns = list(session.turns)
+            for turn, reply in zip(turns, [*turns[1:], None], strict=True):
+                if "?" not in turn.text:
+                    continue
+                answer = reply if reply and reply.speaker != turn.speaker else None
+                rows.append({"id": f"{turn_ids[turn.source_id]}/question",
+                             "session_id": session_id, "turn_id": turn_ids[turn.source_id],
+                             "answer_id": turn_ids[answer.source_id] if answer else None})
+        return rows
+
+    def write(self, tx: Any, job: Job, payload: list[dict[str, Any]]) -> None:
+        tx.run("questions/prune_questions", space=job.space, session_ids=job.session_ids,
+               keep=[row["id"] for row in payload])
+        self.write_rows(tx, "questions/merge_questions", "rows", payload, space=job.space)
+
+    def result(self, payload: list[dict[str, Any]]) -> LayerResult:
+        return LayerResult({"questions": len(payload)})
+
+
+@dataclass(frozen=True)
+class AskedConfig:
+    k: int = 5
+
+
+class AskedSearch(Strategy[AskedConfig]):
+    needs = ("turns", "questions")
+    config_type = AskedConfig
+
+    def retrieve(self, ctx: RetrievalContext, state: SpaceState, budget: int) -> list[Hit]:
+        rows = ctx.store.read("questions/asked", space=state.space,
+                              embedding=ctx.query.embedding, k=self.config.k)
+        hits = []
+        for row in rows:
+            day = native_datetime(row["started_at"])
+            lines = [render_turn(row["asker"], row["question"], day)]
+            if row["answer"] is not None:
+                lines.append(render_turn(row["answerer"], row["answer"], None))
+            hits.append(Hit(id=row["id"], kind="chunk", score=row["score"],
+                            text="\n".join(lines), source_turn_ids=row["turn_ids"],
+                            session_id=row["session_id"], started_at=day))
+        return hits
+
+
+register(QuestionLayer)
+register_recipe("asked", Recipe(AskedSearch, {}, "questions asked before, with their answers"))
