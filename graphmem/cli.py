@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import textwrap
 import time
 from pathlib import Path
 
@@ -205,7 +206,9 @@ def strategies() -> None:
 
     for name in strategy_names():
         recipe = RECIPES[name]
-        click.echo(f"{name:<13} needs {', '.join(recipe.strategy.needs):<13} {recipe.about}")
+        click.echo(f"{name:<13} needs {', '.join(recipe.strategy.needs)}")
+        click.echo(textwrap.fill(recipe.about, width=96, initial_indent="    ",
+                                 subsequent_indent="    "))
 
 
 @main.command()

@@ -35,36 +35,73 @@ class Recipe:
 
 
 RECIPES: dict[str, Recipe] = {
-    "graphmem": Recipe(FusedSearch, {}, "ours: every layer's candidates, one learned ranking, "
-                       "packed by evidence per token with one date header per session"),
+    "graphmem": Recipe(FusedSearch, {},
+        "ours, the default: candidates from every layer the space holds (the space's own "
+        "BM25 and dense search over turns, MMS units, EMem statements, CAST scenes, ES-Mem "
+        "events, EMA units, each mapped to its turns, plus their neighbours), ranked by one "
+        "learned model over their ranks, summary scores, neighbours, salience, the persons "
+        "and dates the question names, position and length; packed by evidence per token, "
+        "session by session with one date header each (`docs/results-graphmem.md`)"),
     "graphmem-statements": Recipe(FusedSearch, {"statements": True},
-                                  "ours: `graphmem` that may show a turn's statement nearest "
-                                  "the question in its place (more evidence credited, no more "
-                                  "answer words, lower sampled QA)"),
-    "turns": Recipe(TurnSearch, {}, "BM25 and dense search over raw turns, fused by rank"),
-    "turns-bm25": Recipe(TurnSearch, {"vector": False}, "the BM25 half of `turns`"),
-    "turns-vector": Recipe(TurnSearch, {"bm25": False}, "the dense half of `turns`"),
-    "emem": Recipe(EMemSearch, {}, "EMem: nearest EDUs, filtered, at most ten"),
-    "emem-g": Recipe(EMemSearch, {"graph": True}, "EMem-G: EDUs by Personalized PageRank"),
-    "emem-fill": Recipe(EMemSearch, {"k": None}, "ours: `emem` up to the budget"),
+        "ours: `graphmem` that may show a turn by its event statement nearest the question "
+        "when that is cheaper (the whole turn when room is left): more evidence turns fit a "
+        "budget, but no more of the answers' words and a small model answered worse from it, "
+        "so it is not the default"),
+    "turns": Recipe(TurnSearch, {},
+        "BM25 (fulltext index) and dense (vector index) search over raw turns, fused by "
+        "reciprocal rank in Cypher"),
+    "turns-bm25": Recipe(TurnSearch, {"vector": False},
+        "the BM25 half of `turns` alone"),
+    "turns-vector": Recipe(TurnSearch, {"bm25": False},
+        "the dense half of `turns` alone"),
+    "emem": Recipe(EMemSearch, {},
+        "EMem: the K_e = 30 EDUs nearest the question, a recall-oriented filter (the LLM "
+        "when configured, else a similarity floor), at most K = 10 rendered with date and "
+        "speaker"),
+    "emem-g": Recipe(EMemSearch, {"graph": True},
+        "EMem-G: EDU seeds plus argument seeds from the question's mentions (K_a = 10 per "
+        "mention, at most 30), Personalized PageRank (damping 0.5) on the space's "
+        "EDU-argument graph in GDS, top K = 10 EDUs"),
+    "emem-fill": Recipe(EMemSearch, {"k": None},
+        "ours: `emem` with as many statements as the budget holds instead of ten"),
     "emem-g-fill": Recipe(EMemSearch, {"graph": True, "k": None},
-                          "ours: `emem-g` up to the budget"),
-    "esmem": Recipe(ESMemSearch, {}, "ES-Mem: boundary anchors, event windows, top ten events"),
-    "esmem-fill": Recipe(ESMemSearch, {"top_k": None}, "ours: `esmem` up to the budget"),
+        "ours: `emem-g` with as many statements as the budget holds instead of ten"),
+    "esmem": Recipe(ESMemSearch, {},
+        "ES-Mem: the k = 10 boundaries nearest the question (vector index) anchor windows of "
+        "w = 3 events along the event chain; each event scores alpha·S_sum + (1 - "
+        "alpha)·S_ctx (alpha = 0.7, S_sum its summary's similarity, S_ctx the best anchor "
+        "whose window holds it); the top 10 events' raw turns, with session date and "
+        "speakers; one Cypher query"),
+    "esmem-fill": Recipe(ESMemSearch, {"top_k": None},
+        "ours: the same ranking, with as many events as the budget holds"),
     "esmem-turns": Recipe(ESMemSearch, {"turns": True},
-                          "ours: `esmem`'s events, then their turns ranked one by one"),
-    "mms": Recipe(MMSSearch, {}, "MMS: nearest retrieval units, shown as their context units"),
+        "ours: `esmem`'s events choose, then their turns are ranked one by one and shown up "
+        "to the budget"),
+    "mms": Recipe(MMSSearch, {},
+        "MMS: the retrieval units nearest the question (as many as the budget can show, "
+        "about one per 40 tokens), each shown as its context unit"),
     "mms-turns": Recipe(MMSSearch, {"turns": True, "tokens_per_unit": 20},
-                        "ours: MMS retrieval units choose, their rounds' turns are shown"),
-    "cast": Recipe(CastSearch, {}, "CAST: semantic top 8, those in retrieved scenes first"),
-    "cast-fill": Recipe(CastSearch, {"k": None}, "ours: `cast` up to the budget"),
+        "ours: the same units choose, but each shows only its round's turns with the day, so "
+        "the budget goes to what was said"),
+    "cast": Recipe(CastSearch, {},
+        "CAST: the semantic top k = 8 turns (EMem-G's Personalized PageRank, each turn "
+        "ranked by its best statement; dense turn search when the graph gives nothing), "
+        "those that lie in one of the 8 scenes nearest the question (filtered by the "
+        "persons, dates and places it names) moved to the front; nothing added"),
+    "cast-fill": Recipe(CastSearch, {"k": None},
+        "ours: the same with as many semantic turns as the budget holds"),
     "cast-scenes": Recipe(CastSearch, {"k": None, "add_scenes": True, "profiles": True},
-                          "ours: `cast-fill` with the retrieved scenes' turns fused in; a "
-                          "question naming someone searches their profile's scenes"),
-    "ema": Recipe(EMASearch, {}, "EMA: the ten episodic units nearest the question and its "
-                  "entities; superseded units after what replaced them"),
+        "ours: `cast-fill`'s list and the retrieved scenes' turns fused by reciprocal rank, "
+        "so a scene can add what the graph missed; a question naming someone also searches "
+        "the scenes of their profile"),
+    "ema": Recipe(EMASearch, {},
+        "EMA's Caller: the question with its named entities appended, embedded, matched "
+        "against the episodic units' representations (tags, summary, the links' tags); the "
+        "top k = 10 units with day, importance and confidence; a superseded unit right after "
+        "the unit that replaced it"),
     "ema-fill": Recipe(EMASearch, {"k": None, "annotate": False},
-                       "ours: `ema` up to the budget, without the scores in the text"),
+        "ours: the same with as many units as the budget holds, without importance and "
+        "confidence in the text"),
 }
 
 # the strategy the demo shows and the README recommends, also the client's default

@@ -83,7 +83,7 @@ def test_layers_are_listed_added_and_required(space: str, neo4j_server: object) 
     code, out = run("ingest", str(SAMPLE), "--space", space, "--layers", "edus,scenery")
     assert code == 1 and "unknown layers ['scenery']" in out
     code, out = run("strategies")
-    assert code == 0 and "emem-g        needs turns, edus" in out
+    assert code == 0 and "emem-g        needs turns, edus\n    EMem-G: EDU seeds" in out
 
 
 def test_exit_codes_tell_partial_success_apart(space: str, tmp_path: Path,
