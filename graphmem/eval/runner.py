@@ -75,8 +75,8 @@ def space_prefix(dataset: Dataset, data: Path, memory: Memory) -> str:
               else "rules")  # spaces written by an LLM are not reused for a rules-only run
     digest.update(f"{memory.embedder.name}|{INGEST_VERSION}|{layers}|{writer}".encode())
     for name in parse_names(layers):  # a layer's own options change what it writes
-        for option in LAYERS[name].options:
-            digest.update(f"|{getattr(settings, option)}".encode())
+        for value in LAYERS[name].read_options(settings).model_dump().values():
+            digest.update(f"|{value}".encode())
         digest.update(LAYERS[name].fingerprint(settings).encode())
     return f"eval-{dataset}-{digest.hexdigest()[:10]}"
 

@@ -17,6 +17,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Generic, Literal, TypeVar
 
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
 from graphmem.config import Settings
 from graphmem.errors import ConfigurationError
 from graphmem.ingest.ids import conversation_id, session_id
@@ -26,6 +28,16 @@ from graphmem.providers.llm import LLM
 from graphmem.store import GraphStore, Tx
 
 P = TypeVar("P")
+
+
+class LayerOptions(BaseSettings):
+    """A layer's options, its ``GRAPHMEM_<LAYER>_<OPTION>`` variables, as a model the layer
+    declares (:attr:`Layer.options_model`). graphmem's own layers keep theirs as fields of
+    :class:`~graphmem.config.Settings` too (``scenes_window`` is ``GRAPHMEM_SCENES_WINDOW``),
+    so one settings object, or a changed copy of it, still configures everything; a plug-in's
+    options are read from the environment (and ``.env``) under its prefix."""
+
+    model_config = SettingsConfigDict(env_file=".env", extra="ignore", frozen=True)
 
 
 @dataclass(frozen=True)
@@ -85,7 +97,8 @@ class Layer(ABC, Generic[P]):
     reads: ClassVar[tuple[str, ...]] = ()
     writes: ClassVar[tuple[str, ...]] = ()
     prunes: ClassVar[tuple[str, ...]] = ()
-    options: ClassVar[tuple[str, ...]] = ()  # Settings fields that change what it writes
+    # what changes what it writes: GRAPHMEM_<NAME>_<OPTION> variables (see read_options)
+    options_model: ClassVar[type[LayerOptions]] = LayerOptions
     # "session": its output for a session depends on that session alone (and what is stored),
     # so live messages rewrite only the open session; "conversation": it reads the whole
     # conversation and catches up on live messages when a session closes
@@ -95,8 +108,21 @@ class Layer(ABC, Generic[P]):
         self.context = context
 
     @classmethod
+    def read_options(cls, settings: Settings | None) -> LayerOptions:
+        """The layer's options: for each option, the ``Settings`` field ``<name>_<option>``
+        when there is one (graphmem's own layers), else ``GRAPHMEM_<NAME>_<OPTION>`` from the
+        environment, else its default."""
+        given: dict[str, Any] = {}
+        if settings is not None:
+            for option in cls.options_model.model_fields:
+                if f"{cls.name}_{option}" in type(settings).model_fields:
+                    given[option] = getattr(settings, f"{cls.name}_{option}")
+        return cls.options_model(  # type: ignore[call-arg]  # pydantic-settings init option
+            _env_prefix=f"GRAPHMEM_{cls.name.upper()}_", **given)
+
+    @classmethod
     def fingerprint(cls, settings: Settings) -> str:
-        """What else than its ``options`` changes what the layer writes (a model file's
+        """What else than its options changes what the layer writes (a model file's
         digest, say); cached evaluation spaces are keyed on it."""
         return ""
 

@@ -59,8 +59,12 @@ def example(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
 
 def test_the_worked_example_runs_as_documented(example: Path, memory: Memory,
                                                space: str) -> None:
-    importlib.import_module("qa_pairs")  # what loading the installed plug-in does
+    qa_pairs = importlib.import_module("qa_pairs")  # what loading the installed plug-in does
     use_it = importlib.import_module("use_it")
+    assert qa_pairs.QuestionLayer.read_options(memory.settings).mark == "?"
+    with pytest.MonkeyPatch.context() as env:  # its own variables, GRAPHMEM_QUESTIONS_*
+        env.setenv("GRAPHMEM_QUESTIONS_MARK", "!")
+        assert qa_pairs.QuestionLayer.read_options(memory.settings).mark == "!"
     assert "questions" in layers.LAYERS and "asked" in registry.RECIPES
     assert "questions/asked" in cypher.names()
     memory.ensure_schema()  # creates the example's constraint with graphmem's own

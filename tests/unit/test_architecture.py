@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from graphmem import cypher
+from graphmem.config import Settings
 from graphmem.ingest.layers import LAYERS, run_order, with_needs
 from graphmem.ingest.live import STATEMENTS as LIVE_STATEMENTS
 from graphmem.retrieve.registry import RECIPES
@@ -171,6 +172,29 @@ def test_every_ingest_statement_belongs_to_a_layer() -> None:
     declared.add("ingest/conversation_records")  # rebuilding input for `layers add`
     declared.update(LIVE_STATEMENTS)  # live messages: the open session and pending layers
     assert {n for n in cypher.names() if n.startswith("ingest/")} == declared
+
+
+@pytest.mark.parametrize("name", sorted(LAYERS))
+def test_a_layer_declares_its_options_as_settings_name_them(name: str) -> None:
+    """A built-in layer's options model and the ``Settings`` fields of its prefix are the same
+    options, with the same defaults: GRAPHMEM_<LAYER>_* means one thing."""
+    layer, settings = LAYERS[name], Settings()
+    fields = {f.removeprefix(f"{name}_") for f in Settings.model_fields
+              if f.startswith(f"{name}_")}
+    assert set(layer.options_model.model_fields) == fields
+    read = layer.read_options(settings)
+    assert read.model_dump() == layer.read_options(None).model_dump()  # the same defaults
+    assert {o: getattr(read, o) for o in fields} == {
+        o: getattr(settings, f"{name}_{o}") for o in fields}
+
+
+def test_layer_options_come_from_settings_then_the_environment(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("GRAPHMEM_SCENES_WINDOW", "5")
+    scenes = LAYERS["scenes"]
+    assert scenes.read_options(None).model_dump()["window"] == 5
+    given = Settings().model_copy(update={"scenes_window": 3})
+    assert scenes.read_options(given).model_dump()["window"] == 3
 
 
 @pytest.mark.parametrize("name", sorted(RECIPES))

@@ -3,7 +3,7 @@ from pathlib import Path
 from typing import Any
 
 from graphmem import cypher
-from graphmem.ingest.layer import Job, Layer, LayerResult
+from graphmem.ingest.layer import Job, Layer, LayerOptions, LayerResult
 from graphmem.ingest.layers import register
 from graphmem.models import Hit
 from graphmem.retrieve.base import RetrievalContext, SpaceState, Strategy
@@ -14,19 +14,25 @@ from graphmem.text import native_datetime, render_turn
 cypher.add_folder(Path(__file__).parent / "cypher")
 
 
+class QuestionOptions(LayerOptions):
+    mark: str = "?"  # GRAPHMEM_QUESTIONS_MARK: what a turn that asks something holds
+
+
 class QuestionLayer(Layer[list[dict[str, Any]]]):
     name = "questions"
     needs = ("turns",)
     writes = ("questions/merge_questions",)
     prunes = ("questions/prune_questions",)
+    options_model = QuestionOptions
 
     def prepare(self, job: Job) -> list[dict[str, Any]]:
+        mark = self.read_options(self.context.settings).mark
         turn_ids = job.handoff("turns").by_source
         rows = []
         for session, session_id in zip(job.conversation.sessions, job.session_ids, strict=True):
             turns = list(session.turns)
             for turn, reply in zip(turns, [*turns[1:], None], strict=True):
-                if "?" not in turn.text:
+                if mark not in turn.text:
                     continue
                 answer = reply if reply and reply.speaker != turn.speaker else None
                 rows.append({"id": f"{turn_ids[turn.source_id]}/question",

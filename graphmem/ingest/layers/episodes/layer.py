@@ -29,7 +29,7 @@ import numpy as np
 from graphmem.config import Settings
 from graphmem.ingest.embedding_rows import changed, embedding_rows
 from graphmem.ingest.ids import part, session_id
-from graphmem.ingest.layer import Job, Layer, LayerContext, LayerResult
+from graphmem.ingest.layer import Job, Layer, LayerContext, LayerOptions, LayerResult
 from graphmem.ingest.layers.episodes.memdecider import (
     MODEL_PATH,
     TurnText,
@@ -67,6 +67,17 @@ class EpisodePayload:
     fallbacks: list[str] = field(default_factory=list)
 
 
+class EpisodeOptions(LayerOptions):
+    """GRAPHMEM_EPISODES_*: see the ``episodes_*`` fields of Settings."""
+
+    model: Path | None = None
+    tau: float | None = None
+    run: int = 1
+    links: int = 3
+    link_threshold: float = 0.5
+    reorganise_after: int = 200
+
+
 class EpisodeLayer(Layer[EpisodePayload]):
     name = "episodes"
     needs = ("turns",)
@@ -74,8 +85,7 @@ class EpisodeLayer(Layer[EpisodePayload]):
     writes = ("ingest/set_salience", "ingest/merge_episodes", "ingest/link_episodes",
               "ingest/set_episode_embeddings")
     prunes = ("ingest/prune_episodes",)
-    options = ("episodes_model", "episodes_tau", "episodes_run", "episodes_links",
-               "episodes_link_threshold", "episodes_reorganise_after")
+    options_model = EpisodeOptions
 
     def __init__(self, context: LayerContext, config: EpisodeConfig | None = None) -> None:
         super().__init__(context)

@@ -16,13 +16,13 @@ only scenes and profiles whose text changed.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 
 from graphmem.ingest.embedding_rows import changed, embedding_rows
 from graphmem.ingest.ids import part, speaker_id
-from graphmem.ingest.layer import Job, Layer, LayerContext, LayerResult
+from graphmem.ingest.layer import Job, Layer, LayerContext, LayerOptions, LayerResult
 from graphmem.ingest.layers.scenes.grouping import (
     Scene,
     SceneConfig,
@@ -54,6 +54,16 @@ class ScenePayload:
     fallbacks: list[str] = field(default_factory=list)
 
 
+class SceneOptions(LayerOptions):
+    """GRAPHMEM_SCENES_*: see the ``scenes_*`` fields of Settings."""
+
+    window: int = 1
+    time_days: float = 0.0
+    topic_threshold: float = 0.9
+    summary: Literal["central", "first", "all"] = "first"
+    summary_turns: int = 3
+
+
 class SceneLayer(Layer[ScenePayload]):
     name = "scenes"
     needs = ("turns",)
@@ -61,8 +71,7 @@ class SceneLayer(Layer[ScenePayload]):
     writes = ("ingest/merge_characters", "ingest/merge_scenes", "ingest/merge_profiles",
               "ingest/set_scene_embeddings", "ingest/set_profile_embeddings")
     prunes = ("ingest/prune_scenes", "ingest/prune_characters")
-    options = ("scenes_window", "scenes_time_days", "scenes_topic_threshold", "scenes_summary",
-               "scenes_summary_turns")
+    options_model = SceneOptions
 
     def __init__(self, context: LayerContext, config: SceneConfig | None = None) -> None:
         super().__init__(context)

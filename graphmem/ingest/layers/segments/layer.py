@@ -11,11 +11,11 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from graphmem.ingest.embedding_rows import changed, embedding_rows
 from graphmem.ingest.ids import conversation_id, part, session_id
-from graphmem.ingest.layer import Job, Layer, LayerContext, LayerResult
+from graphmem.ingest.layer import Job, Layer, LayerContext, LayerOptions, LayerResult
 from graphmem.ingest.layers.edus import Edus
 from graphmem.ingest.layers.segments.units import (
     Round,
@@ -46,6 +46,14 @@ class SegmentPayload:
     fallbacks: list[str] = field(default_factory=list)
 
 
+class SegmentOptions(LayerOptions):
+    """GRAPHMEM_SEGMENTS_*: see the ``segments_*`` fields of Settings."""
+
+    round: Literal["turn", "pair"] = "turn"
+    retrieval: str = "round,perspectives,episodic,semantic"
+    context: str = "keywords,round,perspectives,semantic"
+
+
 class SegmentLayer(Layer[SegmentPayload]):
     name = "segments"
     needs = ("turns", "edus")
@@ -53,7 +61,7 @@ class SegmentLayer(Layer[SegmentPayload]):
     reads = ("ingest/unit_embedding_hashes",)
     writes = ("ingest/merge_units", "ingest/set_unit_embeddings")
     prunes = ("ingest/prune_units",)
-    options = ("segments_round", "segments_retrieval", "segments_context")
+    options_model = SegmentOptions
 
     def __init__(self, context: LayerContext, config: SegmentConfig | None = None) -> None:
         super().__init__(context)
