@@ -14,6 +14,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
+from graphmem.admin import SpaceAdmin
 from graphmem.config import Settings
 from graphmem.errors import ConfigurationError, InputError
 from graphmem.ingest.ids import check_space
@@ -35,11 +36,10 @@ from graphmem.retrieve.packing import pack
 from graphmem.retrieve.ppr import ProjectionCache
 from graphmem.retrieve.registry import get_strategy
 from graphmem.retrieve.space_cache import SpaceCaches
-from graphmem.spacefile import SpaceFileReport, export_space, import_space, read_space_file
 from graphmem.store import GraphStore
 
 
-class Memory:
+class Memory(SpaceAdmin):
     """graphmem's public entry point. Close it (or use ``with``) to release the driver."""
 
     def __init__(
@@ -339,40 +339,3 @@ class Memory:
     def llm_usage(self) -> dict[str, TokenUsage]:
         """Calls, tokens, failures and fallbacks per LLM task so far (empty without an LLM)."""
         return self._llm.usage() if self._llm is not None else {}
-
-    # ------------------------------------------------------------------ spaces
-    def spaces(self) -> list[dict[str, Any]]:
-        return self.store.read("admin/list_spaces")
-
-    def has_space(self, space: str) -> bool:
-        """Whether ``space`` exists (something was ingested into it and it was not deleted)."""
-        check_space(space)
-        return bool(self.store.read("admin/space_exists", space=space)[0]["exists"])
-
-    def delete_space(self, space: str) -> bool:
-        """Remove everything stored for ``space`` and nothing else; False when there was no
-        such space."""
-        self.flush()  # a background derivation must not write into the space after this
-        existed = self.has_space(space)
-        self.projections.drop_space(self.store, space)
-        self.store.run_autocommit("admin/delete_space", space=space)
-        self.caches.forget(space)
-        return existed
-
-    def export_space(self, space: str, path: str | Path) -> SpaceFileReport:
-        """Back up ``space`` to a gzip'd JSON-lines file: every node, relationship and
-        property (embeddings exact). Pending live derivations are finished first."""
-        self.flush()
-        return export_space(self.store, space, Path(path), self.settings.embedding_dimensions)
-
-    def import_space(self, path: str | Path, *, replace: bool = False) -> SpaceFileReport:
-        """Restore a space from a file of :meth:`export_space`, under the space id it was
-        exported from. The file is checked whole first and stored in one transaction; a space
-        that exists is refused unless ``replace``."""
-        self.flush()
-        data = read_space_file(Path(path), self.settings.embedding_dimensions)
-        self.ensure_schema()
-        self.projections.drop_space(self.store, data.space)
-        report = import_space(self.store, data, Path(path), replace)
-        self.caches.forget(data.space)
-        return report

@@ -90,3 +90,45 @@ class Answer(BaseModel):
     model: str
     fallback: str | None = Field(default=None, description=(
         "why the LLM gave no usable answer; ``answer`` is then the best memory found"))
+
+
+class StoredConversation(BaseModel):
+    """One conversation of a space, as :meth:`Memory.conversations` lists it."""
+
+    conversation: str
+    sessions: int
+    messages: int
+    first_session_at: datetime | None = None
+    last_session_at: datetime | None = None
+    pending_layers: list[str] = Field(default_factory=list, description=(
+        "derived layers still catching up with live messages"))
+
+
+class StoredMessage(BaseModel):
+    """One stored message (a turn) with its session."""
+
+    id: str = Field(description="the message's id in its conversation (the input's id)")
+    turn_id: str = Field(description="the Turn node's id")
+    speaker: str
+    text: str
+    image_caption: str | None = None
+    session: str
+    session_started_at: datetime | None = None
+
+
+class MessagePage(BaseModel):
+    space: str
+    conversation: str
+    messages: list[StoredMessage]
+    next_cursor: int | None = Field(default=None, description=(
+        "pass as ``cursor`` for the next page; None when this page is the last"))
+
+
+class StoredUnit(BaseModel):
+    """Any node of a space (a turn, a statement, an event, a scene...) with its sources."""
+
+    kind: str
+    id: str
+    properties: dict[str, object] = Field(description="every property but vectors")
+    source_turns: list[dict[str, object]] = Field(description=(
+        "the turns it comes from, in time order: id, source_id, speaker, text, seq"))

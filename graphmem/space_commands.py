@@ -1,4 +1,5 @@
-"""The commands about whole spaces: list, delete, back up to a file, restore from one."""
+"""The commands about whole spaces and what they hold: list and show, forget, delete, back
+up to a file, restore from one."""
 
 from __future__ import annotations
 
@@ -35,15 +36,83 @@ def spaces(ctx: click.Context, as_json: bool) -> None:
 def delete(ctx: click.Context, space: str, yes: bool) -> None:
     """Remove everything of one space, and nothing else. Without --yes it asks, and refuses
     when it cannot ask (no terminal: cron, pipes)."""
-    if not yes:
-        if not sys.stdin.isatty():
-            raise click.UsageError(f"not deleting space {space!r}: there is no terminal to "
-                                   "confirm on; add --yes to delete without asking")
-        click.confirm(f"Delete everything stored in space {space!r}?", abort=True)
+    confirmed(yes, f"Delete everything stored in space {space!r}?",
+              f"not deleting space {space!r}")
     with memory_of(ctx) as memory:
         if not memory.delete_space(space):
             raise no_space(space)
     click.echo(f"deleted space {space!r}")
+
+
+def confirmed(yes: bool, question: str, refusal: str) -> None:
+    """Ask ``question`` unless ``yes``; refuse when there is no terminal to ask on."""
+    if yes:
+        return
+    if not sys.stdin.isatty():
+        raise click.UsageError(f"{refusal}: there is no terminal to confirm on; add --yes to "
+                               "go ahead without asking")
+    click.confirm(question, abort=True)
+
+
+@click.command()
+@click.option("--space", required=True)
+@click.option("--conversation", required=True)
+@click.option("--session", "sessions", multiple=True, help="A session key (repeat for more).")
+@click.option("--message", "messages", multiple=True,
+              help="A message id (repeat for more); with no --session nor --message the whole "
+                   "conversation is forgotten.")
+@click.option("--yes", is_flag=True, help="Do not ask for confirmation.")
+@click.pass_context
+@friendly_errors
+def forget(ctx: click.Context, space: str, conversation: str, sessions: tuple[str, ...],
+           messages: tuple[str, ...], yes: bool) -> None:
+    """Forget messages, sessions or a whole conversation of a space, with everything derived
+    from them; what remains is derived again. Without --yes it asks first."""
+    what = (f"{len(messages)} messages and {len(sessions)} sessions of" if messages or sessions
+            else "the whole of")
+    confirmed(yes, f"Forget {what} conversation {conversation!r} in space {space!r}?",
+              f"not forgetting anything of conversation {conversation!r}")
+    with memory_of(ctx) as memory:
+        report = memory.forget(space, conversation, sessions=sessions, turns=messages)
+    whole = " (the whole conversation)" if report.whole_conversation else ""
+    click.echo(f"forgot {report.turns} messages in {report.sessions} whole sessions of "
+               f"{conversation!r}{whole}; derived again: {', '.join(report.layers) or '-'}")
+
+
+@click.command()
+@click.option("--space", required=True)
+@click.option("--conversation", default=None, help="Show its messages (default: list the "
+              "space's conversations).")
+@click.option("--limit", type=click.IntRange(1, 1000), default=50, show_default=True)
+@click.option("--newest", is_flag=True, help="The latest messages first.")
+@click.option("--json", "as_json", is_flag=True)
+@click.pass_context
+@friendly_errors
+def show(ctx: click.Context, space: str, conversation: str | None, limit: int, newest: bool,
+         as_json: bool) -> None:
+    """What a space holds: its conversations, or one conversation's messages."""
+    with memory_of(ctx) as memory:
+        if not memory.has_space(space):
+            raise no_space(space)
+        if conversation is None:
+            rows = memory.conversations(space)
+            if as_json:
+                click.echo(json.dumps([r.model_dump(mode="json") for r in rows], indent=2))
+            for r in [] if as_json else rows:
+                days = " .. ".join(str(d.date()) for d in (r.first_session_at,
+                                                           r.last_session_at) if d)
+                click.echo(f"{r.conversation}\t{r.sessions} sessions\t{r.messages} messages"
+                           f"\t{days}")
+            return
+        page = memory.messages(space, conversation, limit=limit, newest_first=newest)
+    if as_json:
+        click.echo(page.model_dump_json(indent=2))
+        return
+    for m in page.messages:
+        day = m.session_started_at.date() if m.session_started_at else ""
+        click.echo(f"[{m.session} {day}] {m.id}  {m.speaker}: {m.text}")
+    if page.next_cursor is not None:
+        click.echo(f"-- more: {len(page.messages)} shown", err=True)
 
 
 @click.command("export")
@@ -75,4 +144,4 @@ def import_command(ctx: click.Context, file: Path, replace: bool) -> None:
         click.echo(memory.import_space(file, replace=replace).summary("restored"))
 
 
-SPACE_COMMANDS = [spaces, delete, export_command, import_command]
+SPACE_COMMANDS = [spaces, show, forget, delete, export_command, import_command]

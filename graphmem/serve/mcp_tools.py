@@ -26,8 +26,16 @@ from pydantic import AnyHttpUrl
 
 from graphmem.client import Memory
 from graphmem.errors import GraphmemError
+from graphmem.models import MessagePage, StoredConversation, StoredUnit
 from graphmem.serve.access import AccessError, Spaces, spaces_of
-from graphmem.serve.schemas import AddOut, AnswerOut, MessageIn, SearchOut, SpaceOut
+from graphmem.serve.schemas import (
+    AddOut,
+    AnswerOut,
+    ForgetOut,
+    MessageIn,
+    SearchOut,
+    SpaceOut,
+)
 
 INSTRUCTIONS = (
     "Long-term memory of conversations, stored in a Neo4j graph. Store each message you "
@@ -131,6 +139,36 @@ def build_server(memory: Memory, spaces: Spaces,
         """The memory spaces this server serves that hold something."""
         return _guard(lambda: SpaceOut.rows(  # type: ignore[no-any-return]
             memory.spaces(), allowed().allowed))
+
+    @server.tool()
+    def forget_memory(conversation: str, space: str | None = None,
+                      sessions: list[str] | None = None,
+                      messages: list[str] | None = None) -> ForgetOut:
+        """Forget messages (their ids), sessions (their keys) or, with neither, a whole
+        conversation: they and everything derived from them are removed for good."""
+        return _guard(lambda: ForgetOut.of(memory.forget(  # type: ignore[no-any-return]
+            allowed().resolve(space), conversation, sessions=sessions or [],
+            turns=messages or [])))
+
+    @server.tool()
+    def list_conversations(space: str | None = None) -> list[StoredConversation]:
+        """The conversations memory holds, with their sessions and messages counted."""
+        return _guard(lambda: memory.conversations(  # type: ignore[no-any-return]
+            allowed().resolve(space)))
+
+    @server.tool()
+    def list_messages(conversation: str, space: str | None = None, limit: int = 50,
+                      newest_first: bool = False, cursor: int | None = None) -> MessagePage:
+        """One page of a conversation's stored messages; pass next_cursor for the next."""
+        return _guard(lambda: memory.messages(  # type: ignore[no-any-return]
+            allowed().resolve(space), conversation, limit=limit, newest_first=newest_first,
+            cursor=cursor))
+
+    @server.tool()
+    def get_unit(id: str, space: str | None = None) -> StoredUnit | None:
+        """Any stored piece of memory by its id (from a search hit or a message), with the
+        messages it comes from."""
+        return _guard(lambda: memory.unit(allowed().resolve(space), id))  # type: ignore[no-any-return]
 
     @server.tool()
     def delete_space(space: str) -> bool:

@@ -10,6 +10,7 @@ prints for the same mistake.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping
+from datetime import datetime
 from typing import Annotated, Any
 
 from fastapi import Depends, FastAPI, Request
@@ -29,11 +30,14 @@ from graphmem.errors import (
     MissingLayerError,
     UnknownStrategyError,
 )
+from graphmem.models import MessagePage, StoredConversation, StoredUnit
 from graphmem.serve.access import AccessError, Spaces, spaces_of
 from graphmem.serve.schemas import (
     AddIn,
     AddOut,
     AnswerOut,
+    ForgetIn,
+    ForgetOut,
     QuestionIn,
     SearchOut,
     SpaceOut,
@@ -156,6 +160,33 @@ def build_app(memory: Memory, tokens: Mapping[str, Spaces], max_body_bytes: int)
         """An answer from memory by the server's LLM."""
         return AnswerOut.of(memory.answer(body.question, space=who.resolve(space),
                                           strategy=body.strategy, budget=body.budget))
+
+    @app.get("/v1/spaces/{space}/conversations")
+    def conversations(space: str, who: Caller) -> list[StoredConversation]:
+        """The conversations a space holds: sessions, messages, first and last session."""
+        return memory.conversations(who.resolve(space))
+
+    @app.get("/v1/spaces/{space}/conversations/{conversation}/messages")
+    def messages(space: str, conversation: str, who: Caller, since: datetime | None = None,
+                 limit: int = 100, newest_first: bool = False,
+                 cursor: int | None = None) -> MessagePage:
+        """One page of a conversation's messages (``next_cursor`` gives the next page)."""
+        return memory.messages(who.resolve(space), conversation, since=since, limit=limit,
+                               newest_first=newest_first, cursor=cursor)
+
+    @app.get("/v1/spaces/{space}/units/{unit_id:path}")
+    def unit(space: str, unit_id: str, who: Caller) -> StoredUnit:
+        """Any stored node by its id (URL-encoded), with the turns it comes from."""
+        found = memory.unit(who.resolve(space), unit_id)
+        if found is None:
+            raise InputError(f"space {space!r} holds no unit {unit_id!r}", field="unit_id")
+        return found
+
+    @app.post("/v1/spaces/{space}/conversations/{conversation}/forget")
+    def forget(space: str, conversation: str, body: ForgetIn, who: Caller) -> ForgetOut:
+        """Forget messages, sessions or (with neither) the whole conversation."""
+        return ForgetOut.of(memory.forget(who.resolve(space), conversation,
+                                          sessions=body.sessions, turns=body.messages))
 
     @app.post("/v1/spaces/{space}/refresh")
     def refresh(space: str, who: Caller) -> Refreshed:

@@ -7,6 +7,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from graphmem.ingest.forget import ForgetReport
 from graphmem.ingest.live import LiveReport, Message
 from graphmem.models import Answer, SearchResult
 
@@ -95,3 +96,23 @@ class SpaceOut(BaseModel):
     def rows(cls, rows: list[dict[str, Any]], allowed: frozenset[str]) -> list[SpaceOut]:
         return [cls(space=r["space"], conversations=r["conversations"], turns=r["turns"])
                 for r in rows if r["space"] in allowed]
+
+
+class ForgetIn(BaseModel):
+    sessions: list[str] = Field(default_factory=list, description="session keys to forget")
+    messages: list[str] = Field(default_factory=list, description=(
+        "message ids to forget; with neither, the whole conversation is forgotten"))
+
+
+class ForgetOut(BaseModel):
+    conversation: str
+    messages: int = Field(description="messages forgotten")
+    sessions: int = Field(description="sessions forgotten whole")
+    whole_conversation: bool
+    layers: list[str] = Field(description="layers derived again from what remains")
+
+    @classmethod
+    def of(cls, report: ForgetReport) -> ForgetOut:
+        return cls(conversation=report.conversation, messages=report.turns,
+                   sessions=report.sessions, whole_conversation=report.whole_conversation,
+                   layers=report.layers)

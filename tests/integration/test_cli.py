@@ -137,3 +137,22 @@ def test_demo_shows_the_recommended_strategy_with_sources(space: str,
     assert sources and all(": " in lines[i - 1] for i in sources)  # a turn's line, its source
     assert re.search(r"^\[\d+ \w+ 2024\]$", out, re.MULTILINE)  # a session's date header
     assert "greyhound" in out  # what Maya adopted
+
+
+def test_show_and_forget(space: str, neo4j_server: object) -> None:
+    assert run("ingest", str(SAMPLE), "--space", space, "--layers", "")[0] == 0
+    code, out = run("show", "--space", space)
+    assert code == 0 and out.startswith("maya-jonas\t3 sessions\t17 messages\t2024-03-02")
+    code, out = run("show", "--space", space, "--conversation", "maya-jonas", "--limit", "2",
+                    "--newest")
+    assert code == 0 and out.splitlines()[0].startswith("[s3 2024-04-09] s3:5  ")
+    code, out = run("forget", "--space", space, "--conversation", "maya-jonas",
+                    "--message", "s1:1")  # no terminal to confirm on: nothing is forgotten
+    assert code == 2 and "add --yes" in out
+    code, out = run("forget", "--space", space, "--conversation", "maya-jonas",
+                    "--message", "s1:1", "--yes")
+    assert code == 0 and out.startswith("forgot 1 messages in 0 whole sessions")
+    code, out = run("show", "--space", space, "--conversation", "maya-jonas", "--json")
+    assert code == 0 and json.loads(out)["messages"][0]["id"] == "s1:2"
+    code, out = run("show", "--space", f"{space}-none")
+    assert code != 0 and "no space" in out

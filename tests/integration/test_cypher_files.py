@@ -959,6 +959,89 @@ def _pending(store: GraphStore, space: str, memory: Memory) -> None:
                       id=sid) == [{"h": 9}]
 
 
+@case("ingest/forget_turns")
+def _forget_turns(store: GraphStore, space: str, memory: Memory) -> None:
+    s3, turn = session_id(space, KEY, "s3"), turn_id(space, KEY, "s2:3")
+    [row] = store.write("ingest/forget_turns", space=space, session_ids=[s3], turn_ids=[turn])
+    assert row["turns"] == 6 and row["sessions"] == 1 and row["derived"] > 5
+    assert query_rows(store, "MATCH (n {space: $space}) WHERE n.id = $turn OR "
+                      "n.session_id = $s3 OR n.id = $s3 RETURN n", space=space, turn=turn,
+                      s3=s3) == []
+    assert query_rows(store, "MATCH (d)-[:FROM_TURN]->(t:Turn {id: $turn}) RETURN d",
+                      turn=turn) == []
+    assert store.write("ingest/forget_turns", space=space, session_ids=[], turn_ids=[]) == [
+        {"derived": 0, "turns": 0, "sessions": 0}]
+
+
+@case("ingest/forget_derived")
+def _forget_derived(store: GraphStore, space: str, memory: Memory) -> None:
+    cid = conversation_id(space, KEY)
+    [row] = store.write("ingest/forget_derived", space=space, conversation_id=cid,
+                        known=["turns", "edus", "events", "segments", "scenes", "episodes"])
+    assert row["derived"] > 17 and row["sessions"] == 3
+    assert query_rows(store, "MATCH (n {space: $space, conversation_id: $cid}) "
+                      "RETURN DISTINCT labels(n)[0] AS kind ORDER BY kind", space=space,
+                      cid=cid) == [{"kind": "Session"}, {"kind": "Turn"}]
+    assert query_rows(store, "MATCH (s:Session {space: $space}) RETURN DISTINCT s.layers AS l",
+                      space=space) == [{"l": ["turns"]}]
+
+
+@case("ingest/forget_conversation")
+@case("ingest/forget_orphans")
+def _forget_conversation(store: GraphStore, space: str, memory: Memory) -> None:
+    [row] = store.write("ingest/forget_conversation", space=space,
+                        conversation_id=conversation_id(space, KEY))
+    assert row["conversations"] == 1 and row["nodes"] > 17
+    [orphans] = store.write("ingest/forget_orphans", space=space)
+    assert orphans["arguments"] > 0 and orphans["speakers"] == 2 and orphans["characters"] > 0
+    assert query_rows(store, "MATCH (n {space: $space}) RETURN count(n) AS n",
+                      space=space) == [{"n": 0}]  # only the Space node is left
+    assert store.write("ingest/forget_orphans", space=space) == [
+        {"arguments": 0, "speakers": 0, "characters": 0}]
+
+
+@case("admin/conversations")
+def _conversations(store: GraphStore, space: str, memory: Memory) -> None:
+    [row] = store.read("admin/conversations", space=space)
+    assert (row["conversation"], row["sessions"], row["turns"], row["pending_layers"]) == (
+        KEY, 3, 17, [])
+    assert row["first_session_at"] < row["last_session_at"]
+    assert store.read("admin/conversations", space="elsewhere") == []
+
+
+@case("admin/messages")
+def _messages(store: GraphStore, space: str, memory: Memory) -> None:
+    def page(**params: Any) -> list[str]:
+        base = {"space": space, "conversation_id": conversation_id(space, KEY), "since": None,
+                "newest_first": False, "cursor": None, "limit": 4}
+        return [r["id"] for r in store.read("admin/messages", **{**base, **params})]
+
+    first = page()
+    assert first == ["s1:1", "s1:2", "s1:3", "s1:4"]
+    [fourth] = store.read("admin/messages", space=space,
+                          conversation_id=conversation_id(space, KEY), since=None,
+                          newest_first=False, cursor=2, limit=1)
+    assert fourth["id"] == "s1:4" and fourth["seq"] == 3 and fourth["session"] == "s1"
+    assert page(newest_first=True, limit=2) == ["s3:5", "s3:4"]
+    assert page(newest_first=True, limit=2, cursor=15) == ["s3:3", "s3:2"]  # after s3:4
+    assert page(since=datetime(2024, 3, 10), limit=1) == ["s2:1"]
+    assert page(limit=100)[-1] == "s3:5" and len(page(limit=100)) == 17
+
+
+@case("admin/unit")
+def _unit(store: GraphStore, space: str, memory: Memory) -> None:
+    turn = turn_id(space, KEY, "s2:1")
+    [row] = store.read("admin/unit", space=space, id=turn)
+    assert row["kind"] == "Turn" and [t["source_id"] for t in row["sources"]] == ["s2:1"]
+    assert "embedding" not in dict(row["properties"]) and dict(row["properties"])["text"]
+    edu = _edu_rows(store, space)[0]
+    [row] = store.read("admin/unit", space=space, id=edu["id"])
+    assert row["kind"] == "EDU" and row["sources"]
+    [row] = store.read("admin/unit", space=space, id=session_id(space, KEY, "s1"))
+    assert [t["source_id"] for t in row["sources"]][:2] == ["s1:1", "s1:2"]
+    assert store.read("admin/unit", space="elsewhere", id=turn) == []
+
+
 def test_every_cypher_file_has_a_case() -> None:
     # the Browser's saved queries are run by test_browser.py
     assert sorted(CASES) == sorted(n for n in cypher.names() if not n.startswith("browser/"))

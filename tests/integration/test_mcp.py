@@ -25,7 +25,8 @@ from graphmem.serve.mcp_tools import build_server
 
 from helpers import SAMPLE, free_port
 
-TOOLS = {"add_messages", "search_memory", "answer_question", "list_spaces", "delete_space"}
+TOOLS = {"add_messages", "search_memory", "answer_question", "list_spaces", "delete_space",
+         "forget_memory", "list_conversations", "list_messages", "get_unit"}
 
 
 def run(body: Callable[[Client], Awaitable[Any]], server: Any) -> Any:
@@ -58,6 +59,14 @@ def test_every_tool_in_process(memory: Memory, space: str) -> None:
         out["empty"] = await client.call_tool("add_messages", {"messages": [
             {"speaker": "Ann", "text": "   "}]})
         out["answer"] = await client.call_tool("answer_question", {"question": "Who moved?"})
+        out["conversations"] = await client.call_tool("list_conversations", {})
+        out["messages"] = await client.call_tool("list_messages", {"conversation": "chat",
+                                                                   "newest_first": True})
+        out["unit"] = await client.call_tool("get_unit", {
+            "id": out["messages"].structured_content["messages"][0]["turn_id"]})
+        out["forget"] = await client.call_tool("forget_memory", {"conversation": "chat",
+                                                                 "messages": ["a2"]})
+        out["after"] = await client.call_tool("list_messages", {"conversation": "chat"})
         out["delete"] = await client.call_tool("delete_space", {"space": space})
         return out
 
@@ -81,6 +90,13 @@ def test_every_tool_in_process(memory: Memory, space: str) -> None:
     assert out["empty"].is_error and "messages[0].text" in out["empty"].content[0].text
     if memory.llm is None:  # the test settings have no LLM: the error says what to set
         assert out["answer"].is_error and "GRAPHMEM_LLM_BASE_URL" in out["answer"].content[0].text
+    assert [c["conversation"] for c in out["conversations"].structured_content["result"]] == [
+        "chat"]
+    assert [m["id"] for m in out["messages"].structured_content["messages"]] == ["a2", "a1"]
+    unit = out["unit"].structured_content["result"]  # an optional result comes wrapped
+    assert unit["kind"] == "Turn" and unit["source_turns"][0]["source_id"] == "a2"
+    assert out["forget"].structured_content["messages"] == 1
+    assert [m["id"] for m in out["after"].structured_content["messages"]] == ["a1"]
     assert out["delete"].structured_content["result"] is True
     assert not memory.has_space(space)
 

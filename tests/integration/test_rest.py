@@ -10,6 +10,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from urllib.parse import quote
 
 import httpx
 import pytest
@@ -107,3 +108,37 @@ def test_rest_round_trip_and_tenants(server: tuple[str, str, str], memory: Memor
     assert alice.get("/openapi.json").json()["info"]["title"] == "graphmem"
     deleted = alice.delete(f"/v1/spaces/{space}")
     assert deleted.json() == {"deleted": True} and not memory.has_space(space)
+
+
+def test_rest_lists_inspects_and_forgets(server: tuple[str, str, str], memory: Memory) -> None:
+    url, space, _ = server
+    alice = httpx.Client(base_url=url, headers={"Authorization": f"Bearer {ALICE}"},
+                         timeout=120)
+    bob = httpx.Client(base_url=url, headers={"Authorization": f"Bearer {BOB}"}, timeout=60)
+    memory.ingest(SAMPLE, space=space, layers="edus")
+    [listed] = alice.get(f"/v1/spaces/{space}/conversations").json()
+    assert (listed["conversation"], listed["sessions"], listed["messages"]) == (
+        "maya-jonas", 3, 17)
+    page = alice.get(f"/v1/spaces/{space}/conversations/maya-jonas/messages",
+                     params={"limit": 2}).json()
+    assert [m["id"] for m in page["messages"]] == ["s1:1", "s1:2"] and page["next_cursor"] == 1
+    more = alice.get(f"/v1/spaces/{space}/conversations/maya-jonas/messages",
+                     params={"limit": 2, "cursor": page["next_cursor"]}).json()
+    assert [m["id"] for m in more["messages"]] == ["s1:3", "s1:4"]
+    turn = page["messages"][0]["turn_id"]
+    unit = alice.get(f"/v1/spaces/{space}/units/{quote(turn, safe='')}")  # ids hold '#', '%'
+
+    assert unit.status_code == 200 and unit.json()["kind"] == "Turn", unit.text
+    assert bob.get(f"/v1/spaces/{space}/conversations").status_code == 403
+    assert bob.post(f"/v1/spaces/{space}/conversations/maya-jonas/forget",
+                    json={}).status_code == 403
+    gone = alice.post(f"/v1/spaces/{space}/conversations/maya-jonas/forget",
+                      json={"messages": ["s1:1"]})
+    assert gone.status_code == 200, gone.text
+    assert gone.json() == {"conversation": "maya-jonas", "messages": 1, "sessions": 0,
+                           "whole_conversation": False, "layers": ["edus"]}
+    bad = alice.post(f"/v1/spaces/{space}/conversations/maya-jonas/forget",
+                     json={"messages": ["s1:1"]})
+    assert bad.status_code == 400 and "has no turn 's1:1'" in bad.json()["error"]["message"]
+    assert "pottery" not in alice.post(f"/v1/spaces/{space}/search", json={
+        "question": "Which class did Maya sign up for?", "budget": 40}).json()["context"]

@@ -10,6 +10,7 @@ import pytest
 
 from graphmem import cypher
 from graphmem.config import Settings
+from graphmem.ingest.forget import STATEMENTS as FORGET_STATEMENTS
 from graphmem.ingest.layers import LAYERS, run_order, with_needs
 from graphmem.ingest.live import STATEMENTS as LIVE_STATEMENTS
 from graphmem.retrieve.registry import RECIPES
@@ -171,6 +172,7 @@ def test_every_ingest_statement_belongs_to_a_layer() -> None:
     declared.update({"ingest/mark_layers", "ingest/lock_space"})  # the writer's own
     declared.add("ingest/conversation_records")  # rebuilding input for `layers add`
     declared.update(LIVE_STATEMENTS)  # live messages: the open session and pending layers
+    declared.update(FORGET_STATEMENTS)  # forgetting turns, sessions, conversations
     assert {n for n in cypher.names() if n.startswith("ingest/")} == declared
 
 

@@ -1,0 +1,157 @@
+"""What a ``Memory`` does to whole spaces and what they hold: list and inspect them, forget a
+conversation, sessions or messages, delete a space, back it up and restore it.
+
+:class:`SpaceAdmin` is a part of :class:`graphmem.client.Memory` (which it is mixed into);
+it uses the client's store, caches and projections.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from graphmem.config import Settings
+from graphmem.errors import InputError
+from graphmem.ingest.forget import ForgetReport, forget
+from graphmem.ingest.ids import check_space, conversation_id
+from graphmem.ingest.layer import LayerContext
+from graphmem.models import MessagePage, StoredConversation, StoredMessage, StoredUnit
+from graphmem.retrieve.ppr import ProjectionCache
+from graphmem.retrieve.space_cache import SpaceCaches
+from graphmem.spacefile import SpaceFileReport, export_space, import_space, read_space_file
+from graphmem.store import GraphStore
+from graphmem.text import native_datetime
+
+MAX_PAGE = 1000
+
+
+class SpaceAdmin(ABC):
+    """The spaces' side of the client."""
+
+    settings: Settings
+    store: GraphStore
+    projections: ProjectionCache
+    caches: SpaceCaches
+
+    @abstractmethod
+    def flush(self, timeout: float | None = None) -> bool: ...
+
+    @abstractmethod
+    def ensure_schema(self) -> None: ...
+
+    @abstractmethod
+    def _layer_context(self) -> LayerContext: ...
+
+    # ------------------------------------------------------------------ list and inspect
+    def spaces(self) -> list[dict[str, Any]]:
+        return self.store.read("admin/list_spaces")
+
+    def has_space(self, space: str) -> bool:
+        """Whether ``space`` exists (something was ingested into it and it was not deleted)."""
+        check_space(space)
+        return bool(self.store.read("admin/space_exists", space=space)[0]["exists"])
+
+    def conversations(self, space: str) -> list[StoredConversation]:
+        """The conversations of ``space``: sessions, messages, first and last session."""
+        check_space(space)
+        return [StoredConversation(
+            conversation=row["conversation"], sessions=row["sessions"], messages=row["turns"],
+            first_session_at=native_datetime(row["first_session_at"]),
+            last_session_at=native_datetime(row["last_session_at"]),
+            pending_layers=row["pending_layers"])
+            for row in self.store.read("admin/conversations", space=space)]
+
+    def messages(self, space: str, conversation: str, *, since: datetime | None = None,
+                 limit: int = 100, newest_first: bool = False,
+                 cursor: int | None = None) -> MessagePage:
+        """One page of ``conversation``'s messages in time order (``newest_first`` to start
+        from the latest), from sessions started at or after ``since``; pass the page's
+        ``next_cursor`` to get the next one (None: there is none)."""
+        check_space(space)
+        if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_PAGE:
+            raise InputError(f"limit must be a whole number from 1 to {MAX_PAGE}, got "
+                             f"{limit!r}", field="limit")
+        if cursor is not None and (isinstance(cursor, bool) or not isinstance(cursor, int)):
+            raise InputError(f"cursor must be the next_cursor of a page, got {cursor!r}",
+                             field="cursor")
+        if since is not None and not isinstance(since, datetime):
+            raise InputError(f"since must be a datetime, got {type(since).__name__}",
+                             field="since")
+        rows = self.store.read("admin/messages", space=space,
+                               conversation_id=conversation_id(space, conversation),
+                               since=since, newest_first=newest_first, cursor=cursor,
+                               limit=limit + 1)
+        page = [StoredMessage(id=r["id"], turn_id=r["turn_id"], speaker=r["speaker"],
+                        text=r["text"], image_caption=r["image_caption"],
+                        session=r["session"],
+                        session_started_at=native_datetime(r["session_started_at"]))
+                for r in rows[:limit]]
+        more = len(rows) > limit
+        return MessagePage(space=space, conversation=conversation, messages=page,
+                           next_cursor=rows[limit - 1]["seq"] if more else None)
+
+    def unit(self, space: str, id: str) -> StoredUnit | None:
+        """Any node of ``space`` by its id (a turn, statement, event, scene, episodic unit...)
+        with its properties and the turns it comes from; None when there is none."""
+        check_space(space)
+        rows = self.store.read("admin/unit", space=space, id=id)
+        if not rows:
+            return None
+        row = rows[0]
+        return StoredUnit(kind=row["kind"], id=row["id"],
+                          properties={k: _plain(v) for k, v in row["properties"]},
+                          source_turns=row["sources"])
+
+    # ------------------------------------------------------------------ forget, delete
+    def forget(self, space: str, conversation: str, *, sessions: Sequence[str] = (),
+               turns: Sequence[str] = ()) -> ForgetReport:
+        """Forget messages (``turns``: their ids), ``sessions`` (their keys) or, with
+        neither, the whole ``conversation`` of ``space``: they and everything derived only
+        from them are removed, what was derived partly from them is derived again, in one
+        transaction (:mod:`graphmem.ingest.forget`). No client serves them afterwards."""
+        check_space(space)
+        self.flush()  # a background derivation must not write the forgotten back
+        self.ensure_schema()
+        report = forget(self._layer_context(), space, conversation, sessions, turns)
+        self.projections.drop_space(self.store, space)
+        self.caches.forget(space)
+        return report
+
+    def delete_space(self, space: str) -> bool:
+        """Remove everything stored for ``space`` and nothing else; False when there was no
+        such space."""
+        self.flush()  # a background derivation must not write into the space after this
+        existed = self.has_space(space)
+        self.projections.drop_space(self.store, space)
+        self.store.run_autocommit("admin/delete_space", space=space)
+        self.caches.forget(space)
+        return existed
+
+    # ------------------------------------------------------------------ back up, restore
+    def export_space(self, space: str, path: str | Path) -> SpaceFileReport:
+        """Back up ``space`` to a gzip'd JSON-lines file: every node, relationship and
+        property (embeddings exact). Pending live derivations are finished first."""
+        self.flush()
+        return export_space(self.store, space, Path(path), self.settings.embedding_dimensions)
+
+    def import_space(self, path: str | Path, *, replace: bool = False) -> SpaceFileReport:
+        """Restore a space from a file of :meth:`export_space`, under the space id it was
+        exported from. The file is checked whole first and stored in one transaction; a space
+        that exists is refused unless ``replace``."""
+        self.flush()
+        data = read_space_file(Path(path), self.settings.embedding_dimensions)
+        self.ensure_schema()
+        self.projections.drop_space(self.store, data.space)
+        report = import_space(self.store, data, Path(path), replace)
+        self.caches.forget(data.space)
+        return report
+
+
+def _plain(value: Any) -> Any:
+    """A driver value as plain Python (its dates and times as Python's)."""
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    return value.to_native() if hasattr(value, "to_native") else value

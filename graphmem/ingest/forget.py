@@ -1,0 +1,123 @@
+"""Forgetting: a conversation, some of its sessions, or some of its turns, gone from the graph.
+
+What is forgotten goes with everything derived from it; what remains is derived again:
+
+1. one transaction takes the space's lock (a new revision: no client cache or projection
+   serves the old state) and removes the forgotten turns and sessions with every node derived
+   from them by any layer (``ingest/forget_turns``), then every node the conversation's
+   layers derived (``ingest/forget_derived``: a scene, a boundary description or an episodic
+   unit may quote a forgotten turn beside kept ones), then what nothing supports any more:
+   arguments no statement mentions, speakers who say nothing, characters in no scene
+   (``ingest/forget_orphans``). Once it commits nothing of what was forgotten is stored.
+2. the conversation as it remains is read back and every layer its sessions held is derived
+   again and written, as an ingest of it would (a second transaction; should it fail, the
+   sessions say which layers they lack and ``graphmem layers add`` completes them).
+
+A conversation left without turns is forgotten whole (``ingest/forget_conversation``).
+Deriving again costs what ingesting the remaining conversation costs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from graphmem.errors import InputError
+from graphmem.ingest.ids import conversation_id, session_id, turn_id
+from graphmem.ingest.layer import Job, LayerContext
+from graphmem.ingest.layers import LAYERS, layer_names, run_order
+from graphmem.ingest.stored import stored_conversations
+from graphmem.ingest.writer import GraphWriter
+from graphmem.store import Tx
+
+STATEMENTS = ("ingest/forget_turns", "ingest/forget_derived", "ingest/forget_conversation",
+              "ingest/forget_orphans")
+
+
+@dataclass
+class ForgetReport:
+    """What one forget removed: counts only, never what was said."""
+
+    space: str
+    conversation: str
+    turns: int = 0
+    sessions: int = 0
+    whole_conversation: bool = False
+    removed: dict[str, int] = field(default_factory=dict)  # orphans by kind
+    layers: list[str] = field(default_factory=list)  # derived again
+
+
+def forget(context: LayerContext, space: str, conversation: str,
+           sessions: Sequence[str] = (), turns: Sequence[str] = ()) -> ForgetReport:
+    """Forget ``turns`` (their input ids) and ``sessions`` (their keys) of ``conversation``,
+    or the whole conversation when neither is given."""
+    store = context.store
+    found = stored_conversations(store, space, conversation_id(space, conversation))
+    if not found:
+        raise InputError(f"space {space!r} holds no conversation {conversation!r}",
+                         field="conversation")
+    record = found[0]
+    report = ForgetReport(space, conversation)
+    known_sessions = {s.key for s in record.sessions}
+    known_turns = {t.source_id for s in record.sessions for t in s.turns}
+    _check("session", sessions, known_sessions, conversation)
+    _check("turn", turns, known_turns, conversation)
+    gone_sessions = set(sessions) if (sessions or turns) else known_sessions
+    kept = tuple(s.model_copy(update={"turns": tuple(t for t in s.turns
+                                                     if t.source_id not in set(turns))})
+                 for s in record.sessions if s.key not in gone_sessions)
+    kept = tuple(s for s in kept if s.turns)  # a session left without turns goes whole
+    gone_sessions |= known_sessions - {s.key for s in kept}
+    gone_turns = [t.source_id for s in record.sessions for t in s.turns
+                  if s.key in gone_sessions or t.source_id in set(turns)]
+    report.turns, report.sessions = len(gone_turns), len(gone_sessions)
+    if not kept:
+        report.whole_conversation = True
+        store.write_tx(lambda tx: _forget_whole(tx, space, conversation, report),
+                       "ingest/forget")
+        return report
+    held = _held_layers(store.read("admin/space_state", space=space,
+                                   layers=list(LAYERS))[0])
+    report.layers = [n for n in run_order(held) if n != "turns"]
+
+    def remove(tx: Tx) -> None:
+        tx.run("ingest/lock_space", space=space)
+        tx.run("ingest/forget_turns", space=space,
+               session_ids=[session_id(space, conversation, k) for k in gone_sessions],
+               turn_ids=[turn_id(space, conversation, t) for t in gone_turns])
+        tx.run("ingest/forget_derived", space=space,
+               conversation_id=conversation_id(space, conversation), known=layer_names())
+        report.removed = tx.run("ingest/forget_orphans", space=space)[0]
+
+    store.write_tx(remove, "ingest/forget")
+    remaining = stored_conversations(store, space, conversation_id(space, conversation))
+
+    def orphans(tx: Tx, job: Job) -> None:  # arguments the new statements no longer mention
+        tx.run("ingest/forget_orphans", space=space)
+
+    GraphWriter(context, run_order(held)).write(space, remaining, finish=orphans)
+    return report
+
+
+def _forget_whole(tx: Tx, space: str, conversation: str, report: ForgetReport) -> None:
+    tx.run("ingest/lock_space", space=space)
+    tx.run("ingest/forget_conversation", space=space,
+           conversation_id=conversation_id(space, conversation))
+    report.removed = tx.run("ingest/forget_orphans", space=space)[0]
+
+
+def _held_layers(state: dict[str, Any]) -> list[str]:
+    """The layers some session of the space holds (turns always)."""
+    return ["turns", *(r["layer"] for r in state["layers"]
+                       if r["layer"] != "turns" and r["missing"] < state["sessions"])]
+
+
+def _check(kind: str, given: Sequence[str], known: set[str], conversation: str) -> None:
+    if isinstance(given, str):
+        raise InputError(f"{kind}s are given as a list of ids, got a string", field=f"{kind}s")
+    unknown = [g for g in given if g not in known]
+    if unknown:
+        raise InputError(f"conversation {conversation!r} has no {kind} {unknown[0]!r}"
+                         + (f" (and {len(unknown) - 1} more unknown)" if len(unknown) > 1
+                            else ""), field=f"{kind}s")

@@ -1,0 +1,145 @@
+"""Forgetting a message, a session or a conversation: afterwards nothing serves it, by any
+strategy, in any index, in any node or relationship, in the client's caches or in a fresh
+backup; what remains is still found, and the layers are whole again."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import uuid
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from graphmem.client import Memory
+from graphmem.errors import InputError
+from graphmem.retrieve.registry import RECIPES
+
+from helpers import query_rows
+
+
+def chat(secret: str) -> dict[str, Any]:
+    return {"format": "graphmem.chat/v1", "conversations": [
+        {"id": "c", "sessions": [
+            {"id": "s1", "started_at": "2024-05-02T18:00:00", "turns": [
+                {"speaker": "Ines", "text": "I started a greenhouse with tomatoes and basil."},
+                {"speaker": "Ines", "text": f"My locker code at the gym is {secret}, "
+                                            f"please remember {secret} for me."},
+                {"speaker": "Ana", "text": "Noted. How is the greenhouse doing?"},
+                {"speaker": "Ines", "text": "The basil is thriving, tomatoes are slow."}]},
+            {"id": "s2", "started_at": "2024-06-10T19:00:00", "turns": [
+                {"speaker": "Ana", "text": "Did the tomatoes ripen in the greenhouse?"},
+                {"speaker": "Ines", "text": "Yes, we made a big tomato salad on Sunday."}]}]},
+        {"id": "other", "sessions": [
+            {"id": "o1", "started_at": "2024-07-01T10:00:00", "turns": [
+                {"speaker": "Ines", "text": "My cousin Teodor moved to Lisbon last month."},
+                {"speaker": "Ana", "text": "Lisbon is lovely in summer."}]}]}]}
+
+
+def trace(memory: Memory, space: str, secret: str) -> list[str]:
+    """Every place the graph still holds ``secret``: node and relationship properties,
+    fulltext indexes, and vectors near the text that held it."""
+    low = secret.lower()
+    found = [f"node {row['labels']}" for row in query_rows(
+        memory.store, "MATCH (n) WHERE n.space = $space OR (n:Space AND n.id = $space) "
+        "RETURN labels(n) AS labels, properties(n) AS props", space=space)
+        if low in json.dumps(row["props"], default=str).lower()]
+    found += [f"relationship {row['type']}" for row in query_rows(
+        memory.store, "MATCH (n {space: $space})-[r]-() RETURN type(r) AS type, "
+        "properties(r) AS props", space=space)
+        if low in json.dumps(row["props"], default=str).lower()]
+    for index in query_rows(memory.store, "SHOW INDEXES YIELD name, type "
+                            "WHERE type = 'FULLTEXT' RETURN name"):
+        hits = query_rows(memory.store, "CALL db.index.fulltext.queryNodes($name, $q) "
+                          "YIELD node WHERE node.space = $space RETURN node.id AS id",
+                          name=index["name"], q=secret, space=space)
+        found += [f"fulltext {index['name']}: {h['id']}" for h in hits]
+    said = memory.embedder.embed([f"Ines: My locker code at the gym is {secret}"])[0].tolist()
+    for index in query_rows(memory.store, "SHOW INDEXES YIELD name, type "
+                            "WHERE type = 'VECTOR' RETURN name"):
+        hits = query_rows(memory.store, "CALL db.index.vector.queryNodes($name, 50, $v) "
+                          "YIELD node, score WHERE node.space = $space AND score > 0.97 "
+                          "RETURN node.id AS id", name=index["name"], v=said, space=space)
+        found += [f"vector {index['name']}: {h['id']}" for h in hits]
+    return found
+
+
+def cached(memory: Memory, secret: str) -> bool:
+    """Whether any cache of the client holds ``secret``."""
+    parts = memory.caches._parts.values()  # a look inside, for this test only
+    return any(secret.lower() in repr(entry).lower()
+               for cache in parts for entry, _ in cache._items.values())
+
+
+def test_a_forgotten_message_is_gone_everywhere(memory: Memory, space: str,
+                                                tmp_path: Path) -> None:
+    secret = f"quokka{uuid.uuid4().hex[:8]}"
+    path = tmp_path / "chat.json"
+    path.write_text(json.dumps(chat(secret)), encoding="utf-8")
+    memory.ingest(path, space=space)
+    question = "What is my locker code at the gym?"
+    assert secret in memory.search(question, space=space, budget=200).context
+    assert trace(memory, space, secret)  # the checks see it while it is stored
+    for name in RECIPES:  # every strategy's caches and projections hold the space now
+        memory.search(question, space=space, strategy=name, budget=300)
+
+    report = memory.forget(space, "c", turns=["s1:2"])
+    assert (report.turns, report.sessions, report.whole_conversation) == (1, 0, False)
+    assert trace(memory, space, secret) == []
+    for name in RECIPES:
+        for asked in (question, secret):
+            shown = memory.search(asked, space=space, strategy=name, budget=2000).context
+            assert secret not in shown.lower(), name
+    assert not cached(memory, secret)
+    backup = memory.export_space(space, tmp_path / "after.jsonl.gz").path
+    with gzip.open(backup, "rt") as lines:
+        assert secret not in lines.read().lower()
+    # what remains is whole: every layer held, the chain re-linked, the rest still found
+    state = memory.store.read("admin/space_state", space=space, layers=["edus", "events",
+                                                                         "scenes"])[0]
+    assert all(row["missing"] == 0 for row in state["layers"])
+    assert [m.id for m in memory.messages(space, "c").messages] == [
+        "s1:1", "s1:3", "s1:4", "s2:1", "s2:2"]
+    assert "salad" in memory.search("What did they make with the tomatoes?", space=space,
+                                    budget=100).context
+    assert query_rows(memory.store, "MATCH (:Turn {space: $space})-[n:NEXT]->(:Turn) "
+                      "RETURN count(n) AS links", space=space) == [{"links": 5}]
+
+
+def test_forgetting_sessions_and_conversations(memory: Memory, space: str,
+                                              tmp_path: Path) -> None:
+    path = tmp_path / "chat.json"
+    path.write_text(json.dumps(chat("k-1234")), encoding="utf-8")
+    memory.ingest(path, space=space, layers="edus,events")
+    report = memory.forget(space, "c", sessions=["s1"])
+    assert (report.sessions, report.turns) == (1, 4)
+    assert [c.conversation for c in memory.conversations(space)] == ["c", "other"]
+    assert trace(memory, space, "basil") == []  # said in s1 only
+    # forgetting every remaining turn of a conversation forgets it whole
+    report = memory.forget(space, "c", turns=["s2:1", "s2:2"])
+    assert report.whole_conversation
+    assert [c.conversation for c in memory.conversations(space)] == ["other"]
+    assert query_rows(memory.store, "MATCH (n {space: $space}) WHERE n.conversation_id "
+                      "ENDS WITH '/c' RETURN count(n) AS n", space=space) == [{"n": 0}]
+    assert "Lisbon" in memory.search("Where did Teodor move?", space=space,
+                                     budget=60).context
+    memory.forget(space, "other")
+    assert memory.conversations(space) == []
+    assert query_rows(memory.store, "MATCH (n {space: $space}) RETURN count(n) AS n",
+                      space=space) == [{"n": 0}]  # speakers, arguments and all
+
+
+def test_forgetting_what_is_not_there_changes_nothing(memory: Memory, space: str,
+                                                     tmp_path: Path) -> None:
+    path = tmp_path / "chat.json"
+    path.write_text(json.dumps(chat("k-9")), encoding="utf-8")
+    memory.ingest(path, space=space, layers="")
+    before = memory.store.read("admin/space_snapshot", space=space)
+    for args, says in (({"conversation": "nope"}, "no conversation 'nope'"),
+                       ({"conversation": "c", "turns": ["s9:9"]}, "has no turn 's9:9'"),
+                       ({"conversation": "c", "sessions": ["zz"]}, "has no session 'zz'"),
+                       ({"conversation": "c", "turns": "s1:1"}, "a list of ids")):
+        with pytest.raises(InputError, match=says):
+            memory.forget(space, **args)  # type: ignore[arg-type]
+    assert memory.store.read("admin/space_snapshot", space=space) == before
