@@ -15,7 +15,7 @@ from typing import Any
 
 from graphmem.config import Settings
 from graphmem.errors import InputError
-from graphmem.ingest.forget import ForgetReport, forget
+from graphmem.ingest.edits import CorrectReport, ForgetReport, correct, forget
 from graphmem.ingest.ids import check_space, conversation_id
 from graphmem.ingest.layer import LayerContext
 from graphmem.models import MessagePage, StoredConversation, StoredMessage, StoredUnit
@@ -111,11 +111,31 @@ class SpaceAdmin(ABC):
         """Forget messages (``turns``: their ids), ``sessions`` (their keys) or, with
         neither, the whole ``conversation`` of ``space``: they and everything derived only
         from them are removed, what was derived partly from them is derived again, in one
-        transaction (:mod:`graphmem.ingest.forget`). No client serves them afterwards."""
+        transaction (:mod:`graphmem.ingest.edits`). No client serves them afterwards."""
         check_space(space)
         self.flush()  # a background derivation must not write the forgotten back
         self.ensure_schema()
         report = forget(self._layer_context(), space, conversation, sessions, turns)
+        self.projections.drop_space(self.store, space)
+        self.caches.forget(space)
+        return report
+
+    def correct(self, space: str, turn_id: str, text: str, *,
+                keep_old: bool = True) -> CorrectReport:
+        """Replace what the stored message ``turn_id`` (a Turn node id, as a hit's
+        ``source_turn_ids`` give) says by ``text``, and derive its conversation's layers
+        again. The old text stays on the turn as a revision (``unit(...).properties``) unless
+        ``keep_old`` is false, in which case it is gone everywhere."""
+        check_space(space)
+        if not isinstance(text, str) or not text.strip():
+            raise InputError("the corrected text must be a non-empty string", field="text")
+        if len(text) > self.settings.max_turn_chars:
+            raise InputError(f"a text of {len(text)} characters exceeds the limit of "
+                             f"{self.settings.max_turn_chars} (GRAPHMEM_MAX_TURN_CHARS)",
+                             field="text")
+        self.flush()
+        self.ensure_schema()
+        report = correct(self._layer_context(), space, turn_id, text, keep_old)
         self.projections.drop_space(self.store, space)
         self.caches.forget(space)
         return report

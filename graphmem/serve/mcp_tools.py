@@ -31,6 +31,7 @@ from graphmem.serve.access import AccessError, Spaces, spaces_of
 from graphmem.serve.schemas import (
     AddOut,
     AnswerOut,
+    CorrectOut,
     ForgetOut,
     MessageIn,
     SearchOut,
@@ -149,6 +150,14 @@ def build_server(memory: Memory, spaces: Spaces,
         return _guard(lambda: ForgetOut.of(memory.forget(  # type: ignore[no-any-return]
             allowed().resolve(space), conversation, sessions=sessions or [],
             turns=messages or [])))
+
+    @server.tool()
+    def correct_message(turn_id: str, text: str, space: str | None = None,
+                        keep_old: bool = True) -> CorrectOut:
+        """Correct what a stored message says (its turn id comes from a search hit or
+        list_messages); the old text is kept as a revision unless keep_old is false."""
+        return _guard(lambda: CorrectOut.of(memory.correct(  # type: ignore[no-any-return]
+            allowed().resolve(space), turn_id, text, keep_old=keep_old)))
 
     @server.tool()
     def list_conversations(space: str | None = None) -> list[StoredConversation]:

@@ -36,6 +36,8 @@ from graphmem.serve.schemas import (
     AddIn,
     AddOut,
     AnswerOut,
+    CorrectIn,
+    CorrectOut,
     ForgetIn,
     ForgetOut,
     QuestionIn,
@@ -187,6 +189,12 @@ def build_app(memory: Memory, tokens: Mapping[str, Spaces], max_body_bytes: int)
         """Forget messages, sessions or (with neither) the whole conversation."""
         return ForgetOut.of(memory.forget(who.resolve(space), conversation,
                                           sessions=body.sessions, turns=body.messages))
+
+    @app.post("/v1/spaces/{space}/corrections")
+    def correct(space: str, body: CorrectIn, who: Caller) -> CorrectOut:
+        """Correct what a stored message says; its conversation's layers are derived again."""
+        return CorrectOut.of(memory.correct(who.resolve(space), body.turn_id, body.text,
+                                            keep_old=body.keep_old))
 
     @app.post("/v1/spaces/{space}/refresh")
     def refresh(space: str, who: Caller) -> Refreshed:

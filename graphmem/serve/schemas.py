@@ -7,7 +7,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from graphmem.ingest.forget import ForgetReport
+from graphmem.ingest.edits import CorrectReport, ForgetReport
 from graphmem.ingest.live import LiveReport, Message
 from graphmem.models import Answer, SearchResult
 
@@ -116,3 +116,20 @@ class ForgetOut(BaseModel):
         return cls(conversation=report.conversation, messages=report.turns,
                    sessions=report.sessions, whole_conversation=report.whole_conversation,
                    layers=report.layers)
+
+
+class CorrectIn(BaseModel):
+    turn_id: str = Field(description="the stored message's turn id (a hit's source_turn_ids)")
+    text: str = Field(description="what the message says now")
+    keep_old: bool = Field(default=True, description=(
+        "keep the old text on the turn as a revision; false: it is gone everywhere"))
+
+
+class CorrectOut(BaseModel):
+    turn_id: str
+    revisions: int = Field(description="earlier texts kept on the turn")
+    layers: list[str] = Field(description="layers derived again")
+
+    @classmethod
+    def of(cls, report: CorrectReport) -> CorrectOut:
+        return cls(turn_id=report.turn_id, revisions=report.revisions, layers=report.layers)

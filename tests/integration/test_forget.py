@@ -143,3 +143,35 @@ def test_forgetting_what_is_not_there_changes_nothing(memory: Memory, space: str
         with pytest.raises(InputError, match=says):
             memory.forget(space, **args)  # type: ignore[arg-type]
     assert memory.store.read("admin/space_snapshot", space=space) == before
+
+
+@pytest.mark.parametrize("keep_old", [True, False])
+def test_a_corrected_message_is_what_is_found(memory: Memory, space: str, tmp_path: Path,
+                                             keep_old: bool) -> None:
+    old = f"porto{uuid.uuid4().hex[:6]}"
+    path = tmp_path / "chat.json"
+    path.write_text(json.dumps(chat(old)), encoding="utf-8")
+    memory.ingest(path, space=space)
+    question = "What is my locker code at the gym?"
+    assert old in memory.search(question, space=space, budget=200).context
+    [turn] = [m.turn_id for m in memory.messages(space, "c").messages if m.id == "s1:2"]
+    new = "My locker code at the gym is lisbon9981 now, I changed it."
+    report = memory.correct(space, turn, new, keep_old=keep_old)
+    assert report.revisions == (1 if keep_old else 0) and "edus" in report.layers
+    for name in RECIPES:
+        shown = memory.search(question, space=space, strategy=name, budget=2000).context
+        assert old not in shown.lower(), name
+    assert "lisbon9981" in memory.search(question, space=space, budget=200).context
+    unit = memory.unit(space, turn)
+    assert unit is not None and unit.properties["text"] == new
+    assert unit.properties.get("revisions", []) == ([
+        f"My locker code at the gym is {old}, please remember {old} for me."] if keep_old
+        else [])
+    assert trace(memory, space, old) == (["node ['Turn']"] if keep_old else [])  # its revision
+    state = memory.store.read("admin/space_state", space=space,
+                              layers=["edus", "events", "scenes"])[0]
+    assert all(row["missing"] == 0 for row in state["layers"])
+    with pytest.raises(InputError, match="holds no message"):
+        memory.correct(space, turn + "x", "anything")
+    with pytest.raises(InputError, match="non-empty"):
+        memory.correct(space, turn, "  ")

@@ -26,7 +26,8 @@ from graphmem.serve.mcp_tools import build_server
 from helpers import SAMPLE, free_port
 
 TOOLS = {"add_messages", "search_memory", "answer_question", "list_spaces", "delete_space",
-         "forget_memory", "list_conversations", "list_messages", "get_unit"}
+         "forget_memory", "list_conversations", "list_messages", "get_unit",
+         "correct_message"}
 
 
 def run(body: Callable[[Client], Awaitable[Any]], server: Any) -> Any:
@@ -66,6 +67,9 @@ def test_every_tool_in_process(memory: Memory, space: str) -> None:
             "id": out["messages"].structured_content["messages"][0]["turn_id"]})
         out["forget"] = await client.call_tool("forget_memory", {"conversation": "chat",
                                                                  "messages": ["a2"]})
+        first = out["messages"].structured_content["messages"][1]["turn_id"]  # a1
+        out["correct"] = await client.call_tool("correct_message", {
+            "turn_id": first, "text": "My sister Lena moved to Braga last week."})
         out["after"] = await client.call_tool("list_messages", {"conversation": "chat"})
         out["delete"] = await client.call_tool("delete_space", {"space": space})
         return out
@@ -96,7 +100,9 @@ def test_every_tool_in_process(memory: Memory, space: str) -> None:
     unit = out["unit"].structured_content["result"]  # an optional result comes wrapped
     assert unit["kind"] == "Turn" and unit["source_turns"][0]["source_id"] == "a2"
     assert out["forget"].structured_content["messages"] == 1
-    assert [m["id"] for m in out["after"].structured_content["messages"]] == ["a1"]
+    assert out["correct"].structured_content["revisions"] == 1
+    assert [(m["id"], m["text"]) for m in out["after"].structured_content["messages"]] == [
+        ("a1", "My sister Lena moved to Braga last week.")]
     assert out["delete"].structured_content["result"] is True
     assert not memory.has_space(space)
 

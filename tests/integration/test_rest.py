@@ -142,3 +142,8 @@ def test_rest_lists_inspects_and_forgets(server: tuple[str, str, str], memory: M
     assert bad.status_code == 400 and "has no turn 's1:1'" in bad.json()["error"]["message"]
     assert "pottery" not in alice.post(f"/v1/spaces/{space}/search", json={
         "question": "Which class did Maya sign up for?", "budget": 40}).json()["context"]
+    fixed = alice.post(f"/v1/spaces/{space}/corrections", json={
+        "turn_id": page["messages"][1]["turn_id"], "text": "Nice! Is that the Friday one?"})
+    assert fixed.status_code == 200 and fixed.json()["revisions"] == 1, fixed.text
+    assert bob.post(f"/v1/spaces/{space}/corrections", json={
+        "turn_id": page["messages"][1]["turn_id"], "text": "x"}).status_code == 403

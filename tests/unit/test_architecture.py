@@ -10,7 +10,7 @@ import pytest
 
 from graphmem import cypher
 from graphmem.config import Settings
-from graphmem.ingest.forget import STATEMENTS as FORGET_STATEMENTS
+from graphmem.ingest.edits import STATEMENTS as FORGET_STATEMENTS
 from graphmem.ingest.layers import LAYERS, run_order, with_needs
 from graphmem.ingest.live import STATEMENTS as LIVE_STATEMENTS
 from graphmem.retrieve.registry import RECIPES

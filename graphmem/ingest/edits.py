@@ -1,4 +1,6 @@
-"""Forgetting: a conversation, some of its sessions, or some of its turns, gone from the graph.
+"""Forgetting and correcting what a space holds.
+
+**Forgetting**: a conversation, some of its sessions, or some of its turns, gone from the graph.
 
 What is forgotten goes with everything derived from it; what remains is derived again:
 
@@ -15,11 +17,16 @@ What is forgotten goes with everything derived from it; what remains is derived 
 
 A conversation left without turns is forgotten whole (``ingest/forget_conversation``).
 Deriving again costs what ingesting the remaining conversation costs.
+
+**Correcting** a message (:func:`correct`) is the same two steps: the first transaction
+replaces its text (keeping the old one on the turn as a revision unless asked not to,
+``ingest/correct_turn``) and removes what the conversation's layers derived; the second
+embeds the turn again and derives the layers from the corrected conversation.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -32,7 +39,7 @@ from graphmem.ingest.writer import GraphWriter
 from graphmem.store import Tx
 
 STATEMENTS = ("ingest/forget_turns", "ingest/forget_derived", "ingest/forget_conversation",
-              "ingest/forget_orphans")
+              "ingest/forget_orphans", "ingest/correct_turn")
 
 
 @dataclass
@@ -44,7 +51,6 @@ class ForgetReport:
     turns: int = 0
     sessions: int = 0
     whole_conversation: bool = False
-    removed: dict[str, int] = field(default_factory=dict)  # orphans by kind
     layers: list[str] = field(default_factory=list)  # derived again
 
 
@@ -77,34 +83,72 @@ def forget(context: LayerContext, space: str, conversation: str,
         store.write_tx(lambda tx: _forget_whole(tx, space, conversation, report),
                        "ingest/forget")
         return report
+    gone = ([session_id(space, conversation, k) for k in gone_sessions],
+            [turn_id(space, conversation, t) for t in gone_turns])
+    report.layers = _rewrite(context, space, conversation,
+                             lambda tx: tx.run("ingest/forget_turns", space=space,
+                                               session_ids=gone[0], turn_ids=gone[1]))
+    return report
+
+
+@dataclass
+class CorrectReport:
+    space: str
+    turn_id: str
+    revisions: int  # earlier texts kept on the turn
+    layers: list[str] = field(default_factory=list)  # derived again
+
+
+def correct(context: LayerContext, space: str, turn: str, text: str,
+            keep: bool = True) -> CorrectReport:
+    """Replace the text of the stored turn ``turn`` (a Turn node id) by ``text``; the old text
+    stays on the turn as a revision unless ``keep`` is false."""
+    rows = context.store.read("admin/unit", space=space, id=turn)
+    if not rows or rows[0]["kind"] != "Turn":
+        raise InputError(f"space {space!r} holds no message {turn!r}", field="turn_id")
+    [record] = stored_conversations(context.store, space,
+                                    dict(rows[0]["properties"])["conversation_id"])
+    report = CorrectReport(space, turn, 0)
+
+    def replace(tx: Tx) -> None:
+        report.revisions = tx.run("ingest/correct_turn", space=space, turn_id=turn, text=text,
+                                  keep=keep)[0]["revisions"]
+
+    report.layers = _rewrite(context, space, record.key, replace)
+    return report
+
+
+def _rewrite(context: LayerContext, space: str, conversation: str,
+             change: Callable[[Tx], object]) -> list[str]:
+    """``change`` in a transaction that also removes what the conversation's layers derived
+    and what nothing supports any more; then those layers derived again from what is stored.
+    Returns the layers derived again."""
+    store = context.store
     held = _held_layers(store.read("admin/space_state", space=space,
                                    layers=list(LAYERS))[0])
-    report.layers = [n for n in run_order(held) if n != "turns"]
 
-    def remove(tx: Tx) -> None:
+    def first(tx: Tx) -> None:
         tx.run("ingest/lock_space", space=space)
-        tx.run("ingest/forget_turns", space=space,
-               session_ids=[session_id(space, conversation, k) for k in gone_sessions],
-               turn_ids=[turn_id(space, conversation, t) for t in gone_turns])
+        change(tx)
         tx.run("ingest/forget_derived", space=space,
                conversation_id=conversation_id(space, conversation), known=layer_names())
-        report.removed = tx.run("ingest/forget_orphans", space=space)[0]
+        tx.run("ingest/forget_orphans", space=space)
 
-    store.write_tx(remove, "ingest/forget")
+    store.write_tx(first, "ingest/rewrite")
     remaining = stored_conversations(store, space, conversation_id(space, conversation))
 
     def orphans(tx: Tx, job: Job) -> None:  # arguments the new statements no longer mention
         tx.run("ingest/forget_orphans", space=space)
 
     GraphWriter(context, run_order(held)).write(space, remaining, finish=orphans)
-    return report
+    return [n for n in run_order(held) if n != "turns"]
 
 
 def _forget_whole(tx: Tx, space: str, conversation: str, report: ForgetReport) -> None:
     tx.run("ingest/lock_space", space=space)
     tx.run("ingest/forget_conversation", space=space,
            conversation_id=conversation_id(space, conversation))
-    report.removed = tx.run("ingest/forget_orphans", space=space)[0]
+    tx.run("ingest/forget_orphans", space=space)
 
 
 def _held_layers(state: dict[str, Any]) -> list[str]:

@@ -1,0 +1,13 @@
+// Correct what a stored message says: its text is replaced, the text it had is kept on the
+// turn as a revision (with when it was replaced) unless $keep is false, and its vector and
+// embedding hash are cleared until its layers are derived again. Params: $space, $turn_id,
+// $text, $keep.
+MATCH (t:Turn {space: $space, id: $turn_id})
+WITH t, t.text AS before
+SET t.revisions = CASE WHEN $keep THEN coalesce(t.revisions, []) + [before]
+                       ELSE [] END,
+    t.revised_at = CASE WHEN $keep THEN coalesce(t.revised_at, []) + [datetime()]
+                        ELSE [] END,
+    t.text = $text
+REMOVE t.embedding, t.embedded_hash
+RETURN t.conversation_id AS conversation_id, size(t.revisions) AS revisions;
