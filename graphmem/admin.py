@@ -18,7 +18,13 @@ from graphmem.errors import InputError
 from graphmem.ingest.edits import CorrectReport, ForgetReport, correct, forget
 from graphmem.ingest.ids import check_space, conversation_id
 from graphmem.ingest.layer import LayerContext
-from graphmem.models import MessagePage, StoredConversation, StoredMessage, StoredUnit
+from graphmem.models import (
+    MessagePage,
+    SpaceChange,
+    StoredConversation,
+    StoredMessage,
+    StoredUnit,
+)
 from graphmem.retrieve.ppr import ProjectionCache
 from graphmem.retrieve.space_cache import SpaceCaches
 from graphmem.spacefile import SpaceFileReport, export_space, import_space, read_space_file
@@ -104,6 +110,18 @@ class SpaceAdmin(ABC):
         return StoredUnit(kind=row["kind"], id=row["id"],
                           properties={k: _plain(v) for k, v in row["properties"]},
                           source_turns=row["sources"])
+
+    def history(self, space: str, limit: int = 100) -> list[SpaceChange]:
+        """What changed in ``space``, newest first: each transaction that changed it (an
+        ingest, messages, derived layers, a forget, a correction, a restore), when, through
+        which surface and token, and how many nodes and relationships it touched. A forget
+        is recorded as such, never what it forgot."""
+        check_space(space)
+        if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_PAGE:
+            raise InputError(f"limit must be a whole number from 1 to {MAX_PAGE}, got "
+                             f"{limit!r}", field="limit")
+        return [SpaceChange(**{**row, "at": native_datetime(row["at"])})
+                for row in self.store.read("admin/history", space=space, limit=limit)]
 
     # ------------------------------------------------------------------ forget, delete
     def forget(self, space: str, conversation: str, *, sessions: Sequence[str] = (),

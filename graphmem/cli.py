@@ -21,6 +21,7 @@ from graphmem.cli_support import (
 from graphmem.ingest.inputs.loaders import FORMATS
 from graphmem.providers.llm import usage_table
 from graphmem.retrieve.registry import RECIPES, RECOMMENDED, strategy_names
+from graphmem.store import acting
 
 SAMPLE = Path(__file__).parent / "data" / "sample_conversation.json"
 STYLE = Path(__file__).parent / "data" / "graphmem.grass"
@@ -47,6 +48,7 @@ def main() -> None:
     """
     # the driver's own retry notices would repeat what graphmem's one-line error says
     logging.getLogger("neo4j").setLevel(logging.ERROR)
+    click.get_current_context().with_resource(acting("cli"))  # the spaces' history says so
 
 
 # ---------------------------------------------------------------------- neo4j

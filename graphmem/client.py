@@ -164,7 +164,7 @@ class Memory(SpaceAdmin):
             self._check_worker_models()
             return write_parallel(self.settings, space, conversations, order, workers, report,
                                   progress=self.progress)
-        writer = GraphWriter(self._layer_context(), order)
+        writer = GraphWriter(self._layer_context(), order, "ingest")
         return writer.write(space, conversations, report)
 
     def ingest_spaces(
@@ -245,7 +245,7 @@ class Memory(SpaceAdmin):
         order = [n for n in run_order(wanted, present=present) if n != "turns"]
         report = IngestReport(space=space)
         if order:
-            writer = GraphWriter(self._layer_context(), order)
+            writer = GraphWriter(self._layer_context(), order, "layers added")
             writer.write(space, stored_conversations(self.store, space), report)
         return report
 

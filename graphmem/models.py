@@ -132,3 +132,19 @@ class StoredUnit(BaseModel):
     properties: dict[str, object] = Field(description="every property but vectors")
     source_turns: list[dict[str, object]] = Field(description=(
         "the turns it comes from, in time order: id, source_id, speaker, text, seq"))
+
+
+class SpaceChange(BaseModel):
+    """One entry of a space's history: a kind of change, never its content."""
+
+    id: str
+    at: datetime
+    what: str = Field(description="ingest, messages added, layers derived, forget, correct...")
+    surface: str = Field(description="python, cli, rest, mcp or background")
+    caller: str | None = Field(default=None, description="a digest of the server token")
+    revision: str | None = None
+    nodes_created: int = 0
+    nodes_deleted: int = 0
+    relationships_created: int = 0
+    relationships_deleted: int = 0
+    properties_set: int = 0

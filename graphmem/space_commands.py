@@ -115,6 +115,28 @@ def show(ctx: click.Context, space: str, conversation: str | None, limit: int, n
         click.echo(f"-- more: {len(page.messages)} shown", err=True)
 
 
+@click.command()
+@click.option("--space", required=True)
+@click.option("--limit", type=click.IntRange(1, 1000), default=50, show_default=True)
+@click.option("--json", "as_json", is_flag=True)
+@click.pass_context
+@friendly_errors
+def history(ctx: click.Context, space: str, limit: int, as_json: bool) -> None:
+    """What changed in a space, newest first: when, what kind of change, through which
+    surface (and server token digest), and how many nodes it created and deleted."""
+    with memory_of(ctx) as memory:
+        if not memory.has_space(space):
+            raise no_space(space)
+        changes = memory.history(space, limit)
+    if as_json:
+        click.echo(json.dumps([c.model_dump(mode="json") for c in changes], indent=2))
+        return
+    for c in changes:
+        by = f"{c.surface}:{c.caller}" if c.caller else c.surface
+        click.echo(f"{c.at:%Y-%m-%d %H:%M:%S}\t{c.what}\t{by}\t+{c.nodes_created} "
+                   f"-{c.nodes_deleted} nodes")
+
+
 @click.command("export")
 @click.option("--space", required=True)
 @click.option("--out", "out", type=click.Path(dir_okay=False, path_type=Path), required=True,
@@ -144,4 +166,4 @@ def import_command(ctx: click.Context, file: Path, replace: bool) -> None:
         click.echo(memory.import_space(file, replace=replace).summary("restored"))
 
 
-SPACE_COMMANDS = [spaces, show, forget, delete, export_command, import_command]
+SPACE_COMMANDS = [spaces, show, history, forget, delete, export_command, import_command]

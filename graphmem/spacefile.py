@@ -53,6 +53,7 @@ LABELS: dict[str, tuple[str, ...]] = {
     "Scene": ("conversation_id", "source_ids", *EMBEDDED),
     "Profile": ("text", "conversation_id", "source_ids", *EMBEDDED),
     "Episode": ("conversation_id", "source_ids", *EMBEDDED),
+    "Change": ("at", "what", "surface"),
 }
 _DERIVED = ("Boundary", "ContextUnit", "EDU", "Episode", "Event", "Profile", "RetrievalUnit",
             "Scene")
@@ -82,6 +83,7 @@ TYPES: dict[str, frozenset[tuple[str, str]]] = {name: frozenset(ends) for name, 
     "RELATED": [("Episode", "Episode")],
     "SUPERSEDED_BY": [("Episode", "Episode")],
     "MERGED_INTO": [("Episode", "Episode")],
+    "CHANGED": [("Space", "Change")],
 }.items()}
 
 
@@ -301,6 +303,7 @@ def import_space(store: GraphStore, data: SpaceFile, path: Path,
                      "props": r["props"]} for r in data.relationships[start:start + BATCH]]
             tx.run("admin/import_relationships", rows=rows)
         tx.run("ingest/lock_space", space=space)  # a new revision: no cache serves the old
+        tx.record(space, "restored from a backup")
         return exists
 
     replaced = store.write_tx(work, "admin/import_space")

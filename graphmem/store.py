@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any, LiteralString, TypeVar, cast
+from contextvars import ContextVar
+from typing import TYPE_CHECKING, Any, LiteralString, NamedTuple, TypeVar, cast
 
 from neo4j import Driver, GraphDatabase, ManagedTransaction, Query, unit_of_work
 from neo4j.exceptions import AuthError, DriverError, ServiceUnavailable, SessionExpired
@@ -24,20 +25,76 @@ def _text(name: str) -> LiteralString:
     return cypher.load(name)
 
 
+class Actor(NamedTuple):
+    """Who changes a space: the surface (python, cli, rest, mcp, background) and, for the
+    servers, a digest of the caller's bearer token (never the token)."""
+
+    surface: str
+    caller: str | None = None
+
+
+_ACTOR: ContextVar[Actor] = ContextVar("graphmem_actor")
+_PYTHON = Actor("python")  # changes made by code that said nothing else
+COUNTED = ("nodes_created", "nodes_deleted", "relationships_created",
+           "relationships_deleted", "properties_set")
+
+
+@contextmanager
+def acting(surface: str, caller: str | None = None) -> Iterator[None]:
+    """Changes made inside are recorded in the spaces' history as made through
+    ``surface`` by ``caller``."""
+    token = _ACTOR.set(Actor(surface, caller))
+    try:
+        yield
+    finally:
+        _ACTOR.reset(token)
+
+
+def current_actor() -> Actor:
+    return _ACTOR.get(_PYTHON)
+
+
+def set_actor(actor: Actor) -> None:
+    """Who changes spaces from now on in this context (a CLI run, a worker process)."""
+    _ACTOR.set(actor)
+
+
 class Tx:
-    """A managed transaction that runs statements by name."""
+    """A managed transaction that runs statements by name and counts what they change."""
 
     def __init__(self, tx: ManagedTransaction) -> None:
         self._tx = tx
+        self.counts = dict.fromkeys(COUNTED, 0)
+
+    def _count(self, result: Any) -> None:
+        counters = result.consume().counters
+        for name in COUNTED:
+            self.counts[name] += getattr(counters, name)
 
     def run(self, name: str, **params: Any) -> list[dict[str, Any]]:
-        return [record.data() for record in self._tx.run(_text(name), params)]
+        result = self._tx.run(_text(name), params)
+        rows = [record.data() for record in result]
+        self._count(result)
+        return rows
 
     def run_plain(self, name: str, **params: Any) -> list[dict[str, Any]]:
         """Like :meth:`run` for a statement that returns plain values only (no nodes,
         relationships or paths): the rows as the driver decoded them, without
         ``Record.data()``'s walk over every value (7x faster for rows of vectors)."""
-        return [dict(record) for record in self._tx.run(_text(name), params)]
+        result = self._tx.run(_text(name), params)
+        rows = [dict(record) for record in result]
+        self._count(result)
+        return rows
+
+    def record(self, space: str, what: str) -> None:
+        """The last statement of a transaction that changed ``space``: one entry of its
+        history (``what``, when, through which surface and caller, the counts of what the
+        transaction changed). ``what`` says what kind of change it was, never its content."""
+        from graphmem.ingest.ids import space_prefix  # ids: a leaf module of the write path
+
+        actor = current_actor()
+        self.run("admin/record_change", space=space, prefix=space_prefix(space), what=what,
+                 surface=actor.surface, caller=actor.caller, counts=dict(self.counts))
 
 
 def _unit(work: Callable[[Tx], T], name: str) -> Callable[[ManagedTransaction], T]:

@@ -22,3 +22,4 @@ CREATE INDEX profile_space IF NOT EXISTS FOR (n:Profile) ON (n.space);
 CREATE INDEX profile_conversation IF NOT EXISTS FOR (n:Profile) ON (n.space, n.conversation_id);
 CREATE INDEX episode_space IF NOT EXISTS FOR (n:Episode) ON (n.space);
 CREATE INDEX episode_conversation IF NOT EXISTS FOR (n:Episode) ON (n.space, n.conversation_id);
+CREATE INDEX change_space IF NOT EXISTS FOR (n:Change) ON (n.space);

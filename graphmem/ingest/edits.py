@@ -85,7 +85,7 @@ def forget(context: LayerContext, space: str, conversation: str,
         return report
     gone = ([session_id(space, conversation, k) for k in gone_sessions],
             [turn_id(space, conversation, t) for t in gone_turns])
-    report.layers = _rewrite(context, space, conversation,
+    report.layers = _rewrite(context, space, conversation, "forget",
                              lambda tx: tx.run("ingest/forget_turns", space=space,
                                                session_ids=gone[0], turn_ids=gone[1]))
     return report
@@ -114,11 +114,11 @@ def correct(context: LayerContext, space: str, turn: str, text: str,
         report.revisions = tx.run("ingest/correct_turn", space=space, turn_id=turn, text=text,
                                   keep=keep)[0]["revisions"]
 
-    report.layers = _rewrite(context, space, record.key, replace)
+    report.layers = _rewrite(context, space, record.key, "correct", replace)
     return report
 
 
-def _rewrite(context: LayerContext, space: str, conversation: str,
+def _rewrite(context: LayerContext, space: str, conversation: str, what: str,
              change: Callable[[Tx], object]) -> list[str]:
     """``change`` in a transaction that also removes what the conversation's layers derived
     and what nothing supports any more; then those layers derived again from what is stored.
@@ -133,6 +133,7 @@ def _rewrite(context: LayerContext, space: str, conversation: str,
         tx.run("ingest/forget_derived", space=space,
                conversation_id=conversation_id(space, conversation), known=layer_names())
         tx.run("ingest/forget_orphans", space=space)
+        tx.record(space, what)
 
     store.write_tx(first, "ingest/rewrite")
     remaining = stored_conversations(store, space, conversation_id(space, conversation))
@@ -140,7 +141,8 @@ def _rewrite(context: LayerContext, space: str, conversation: str,
     def orphans(tx: Tx, job: Job) -> None:  # arguments the new statements no longer mention
         tx.run("ingest/forget_orphans", space=space)
 
-    GraphWriter(context, run_order(held)).write(space, remaining, finish=orphans)
+    GraphWriter(context, run_order(held), f"{what}: layers derived again").write(
+        space, remaining, finish=orphans)
     return [n for n in run_order(held) if n != "turns"]
 
 
@@ -149,6 +151,7 @@ def _forget_whole(tx: Tx, space: str, conversation: str, report: ForgetReport) -
     tx.run("ingest/forget_conversation", space=space,
            conversation_id=conversation_id(space, conversation))
     tx.run("ingest/forget_orphans", space=space)
+    tx.record(space, "forget")
 
 
 def _held_layers(state: dict[str, Any]) -> list[str]:

@@ -43,7 +43,7 @@ from graphmem.ingest.live import (
 )
 from graphmem.ingest.stored import stored_conversations
 from graphmem.ingest.writer import GraphWriter
-from graphmem.store import GraphStore, Tx
+from graphmem.store import Actor, GraphStore, Tx, set_actor
 
 log = logging.getLogger("graphmem.live")
 ATTEMPTS = 50  # a write planned again after other writers committed first, at most
@@ -83,6 +83,7 @@ class LiveWorker:
         self._thread.join(timeout=30)
 
     def _run(self) -> None:
+        set_actor(Actor("background"))  # the history: derived by the worker, not a caller
         while True:
             with self._cond:
                 self._cond.wait_for(lambda: self._due or self._stopped)
@@ -172,7 +173,7 @@ class LiveWriter:
         if not live.added:
             return report
         waiting = [] if self.settings.live_derive == "inline" else [live.session.key]
-        done = GraphWriter(self._context(), now).write(
+        done = GraphWriter(self._context(), now, "messages added").write(
             space, [live.record], check=lambda tx, _job: unchanged(tx, live),
             finish=lambda tx, job: mark(tx, job, live, later, waiting))
         report.layers = {name: t.seconds for name, t in done.layers.items()}
@@ -224,10 +225,10 @@ class LiveWriter:
         turn = self.writing(space, key)
         clear = _Clear(row["pending"], row["sessions"], row["version"])
         if per_session and opened.sessions:
-            GraphWriter(self._context(), per_session).write(space, [opened], lock=turn,
-                                                            check=clear.check)
-        GraphWriter(self._context(), whole).write(space, [record], finish=clear, lock=turn,
-                                                  check=clear.check)
+            GraphWriter(self._context(), per_session, "layers derived").write(
+                space, [opened], lock=turn, check=clear.check)
+        GraphWriter(self._context(), whole, "layers derived").write(
+            space, [record], finish=clear, lock=turn, check=clear.check)
         return names
 
     def flush(self, timeout: float | None = None) -> bool:

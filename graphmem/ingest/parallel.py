@@ -29,12 +29,14 @@ from graphmem.ingest.writer import GraphWriter, IngestReport
 from graphmem.models import ConversationRecord
 from graphmem.providers.embedder import SentenceTransformerEmbedder
 from graphmem.providers.llm import OpenAICompatibleLLM
-from graphmem.store import GraphStore
+from graphmem.store import Actor, GraphStore, current_actor, set_actor
 
 _worker: dict[str, Any] = {}  # in a worker process: its Memory and writer
 
 
-def _start(settings: Settings, layers: list[str], threads: int, parent: int) -> None:
+def _start(settings: Settings, layers: list[str], threads: int, parent: int,
+           actor: Actor) -> None:
+    set_actor(actor)  # the history names the parent's surface
     threading.Thread(target=_exit_with, args=(parent,), name="graphmem-parent-watch",
                      daemon=True).start()
     llm = (OpenAICompatibleLLM(settings) if settings.llm_configured and settings.llm_ingest
@@ -89,7 +91,8 @@ def write_spaces(settings: Settings, jobs: Sequence[tuple[str, ConversationRecor
     done_keys: list[str] = []
     with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"),
                              initializer=_start,
-                             initargs=(settings, layers, threads, os.getpid())) as pool:
+                             initargs=(settings, layers, threads, os.getpid(),
+                                       current_actor())) as pool:
         futures: dict[Future[IngestReport], tuple[str, str]] = {
             pool.submit(_write, space, conv): (space, conv.key) for space, conv in order}
         bar = tqdm(total=len(futures), desc=desc, unit="conv", disable=not progress,

@@ -102,7 +102,8 @@ class IngestReport:
 class GraphWriter:
     """Runs the given layers (already in needs order) over each conversation."""
 
-    def __init__(self, context: LayerContext, layers: Sequence[str]) -> None:
+    def __init__(self, context: LayerContext, layers: Sequence[str],
+                 what: str = "ingest") -> None:
         expected = context.store.settings.embedding_dimensions
         if context.embedder.dimensions != expected:
             raise ConfigurationError(
@@ -111,6 +112,7 @@ class GraphWriter:
                 "(GRAPHMEM_EMBEDDING_DIMENSIONS)")
         self.context = context
         self.layers: list[Layer[Any]] = [LAYERS[name](context) for name in layers]
+        self.what = what  # the kind of change the spaces' history records
 
     def write(self, space: str, conversations: Sequence[ConversationRecord],
               report: IngestReport | None = None, *,
@@ -166,6 +168,7 @@ class GraphWriter:
                    layers=written, known=layer_names())
             if finish is not None:
                 finish(tx, job)
+            tx.record(space, self.what)
 
         with lock or nullcontext():
             began = time.perf_counter()

@@ -3,6 +3,7 @@ names another one is refused with the same message whatever the transport."""
 
 from __future__ import annotations
 
+import hashlib
 import hmac
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -51,6 +52,12 @@ def token_spaces(tokens: Mapping[str, list[str]]) -> dict[str, Spaces]:
         raise ConfigurationError("a bearer token of GRAPHMEM_REST_TOKENS is shorter than 16 "
                                  "characters")
     return {token: Spaces.of(names) for token, names in tokens.items()}
+
+
+def caller_id(token: str | bytes) -> str:
+    """What the spaces' history records of a bearer token: a short digest, never the token."""
+    raw = token.encode() if isinstance(token, str) else token
+    return hashlib.sha256(raw).hexdigest()[:12]
 
 
 def spaces_of(tokens: Mapping[str, Spaces], given: bytes | str) -> Spaces | None:

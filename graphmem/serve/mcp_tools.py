@@ -27,7 +27,7 @@ from pydantic import AnyHttpUrl
 from graphmem.client import Memory
 from graphmem.errors import GraphmemError
 from graphmem.models import MessagePage, StoredConversation, StoredUnit
-from graphmem.serve.access import AccessError, Spaces, spaces_of
+from graphmem.serve.access import AccessError, Spaces, caller_id, spaces_of
 from graphmem.serve.schemas import (
     AddOut,
     AnswerOut,
@@ -37,6 +37,7 @@ from graphmem.serve.schemas import (
     SearchOut,
     SpaceOut,
 )
+from graphmem.store import acting
 
 INSTRUCTIONS = (
     "Long-term memory of conversations, stored in a Neo4j graph. Store each message you "
@@ -46,9 +47,12 @@ INSTRUCTIONS = (
 
 
 def _guard(call: Any) -> Any:
-    """graphmem's own errors become tool errors the model can read; others propagate."""
+    """graphmem's own errors become tool errors the model can read; others propagate. What
+    the call changes is recorded as the MCP surface's, by the request's token if any."""
+    token = get_access_token()
     try:
-        return call()
+        with acting("mcp", caller_id(token.token) if token is not None else None):
+            return call()
     except GraphmemError as exc:
         raise ToolError(str(exc)) from exc
 

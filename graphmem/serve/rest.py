@@ -30,8 +30,8 @@ from graphmem.errors import (
     MissingLayerError,
     UnknownStrategyError,
 )
-from graphmem.models import MessagePage, StoredConversation, StoredUnit
-from graphmem.serve.access import AccessError, Spaces, spaces_of
+from graphmem.models import MessagePage, SpaceChange, StoredConversation, StoredUnit
+from graphmem.serve.access import AccessError, Spaces, caller_id, spaces_of
 from graphmem.serve.schemas import (
     AddIn,
     AddOut,
@@ -44,6 +44,7 @@ from graphmem.serve.schemas import (
     SearchOut,
     SpaceOut,
 )
+from graphmem.store import acting
 
 # graphmem's errors as HTTP statuses (the first class that matches)
 STATUS: tuple[tuple[type[GraphmemError], int, str], ...] = (
@@ -113,6 +114,14 @@ def build_app(memory: Memory, tokens: Mapping[str, Spaces], max_body_bytes: int)
                                  "bytes (GRAPHMEM_REST_MAX_REQUEST_MB)")
             request._body = body  # read once here; the route reads it again from memory
         return await call_next(request)
+
+    @app.middleware("http")
+    async def who_changes(request: Request,
+                          call_next: Callable[[Request], Awaitable[Response]]) -> Response:
+        """Changes made by the request are recorded as the REST surface's, by its token."""
+        given = request.headers.get("authorization", "").removeprefix("Bearer ").strip()
+        with acting("rest", caller_id(given) if given else None):
+            return await call_next(request)
 
     @app.exception_handler(_Unauthorised)
     async def unauthorised(request: Request, exc: _Unauthorised) -> JSONResponse:
@@ -189,6 +198,11 @@ def build_app(memory: Memory, tokens: Mapping[str, Spaces], max_body_bytes: int)
         """Forget messages, sessions or (with neither) the whole conversation."""
         return ForgetOut.of(memory.forget(who.resolve(space), conversation,
                                           sessions=body.sessions, turns=body.messages))
+
+    @app.get("/v1/spaces/{space}/history")
+    def history(space: str, who: Caller, limit: int = 100) -> list[SpaceChange]:
+        """What changed in the space, newest first (kinds and counts, never content)."""
+        return memory.history(who.resolve(space), limit=limit)
 
     @app.post("/v1/spaces/{space}/corrections")
     def correct(space: str, body: CorrectIn, who: Caller) -> CorrectOut:

@@ -154,5 +154,8 @@ def test_show_and_forget(space: str, neo4j_server: object) -> None:
     assert code == 0 and out.startswith("forgot 1 messages in 0 whole sessions")
     code, out = run("show", "--space", space, "--conversation", "maya-jonas", "--json")
     assert code == 0 and json.loads(out)["messages"][0]["id"] == "s1:2"
+    code, out = run("history", "--space", space)
+    assert code == 0 and [line.split("\t")[1:3] for line in out.splitlines()] == [
+        ["forget: layers derived again", "cli"], ["forget", "cli"], ["ingest", "cli"]]
     code, out = run("show", "--space", f"{space}-none")
     assert code != 0 and "no space" in out

@@ -279,7 +279,9 @@ def _export_import(store: GraphStore, space: str, memory: Memory) -> None:
                 tx.run("admin/export_relationships", space=space))
 
     nodes, rels = store.read_tx(read, "test")
-    assert len(nodes) == len(store.read("admin/space_snapshot", space=space))
+    history = [row for row in nodes if row["labels"] == ["Change"]]  # the snapshot leaves out
+    assert len(nodes) - len(history) == len(store.read("admin/space_snapshot", space=space))
+    assert len(history) == 1
     assert all(row["props"].get("space", space) == space for row in nodes)
     keys = {row["key"] for row in nodes}
     assert all(row["from"] in keys and row["to"] in keys for row in rels)
@@ -973,6 +975,24 @@ def _forget_turns(store: GraphStore, space: str, memory: Memory) -> None:
         {"derived": 0, "turns": 0, "sessions": 0}]
 
 
+@case("ingest/correct_turn")
+def _correct_turn(store: GraphStore, space: str, memory: Memory) -> None:
+    turn = turn_id(space, KEY, "s1:2")
+    [row] = store.write("ingest/correct_turn", space=space, turn_id=turn, text="Fridays?",
+                        keep=True)
+    assert row == {"conversation_id": conversation_id(space, KEY), "revisions": 1}
+    [stored] = query_rows(store, "MATCH (t:Turn {id: $id}) RETURN t.text AS text, "
+                          "t.revisions AS revisions, t.embedding IS NULL AS unembedded",
+                          id=turn)
+    assert stored == {"text": "Fridays?", "revisions": ["Nice! Is that the Tuesday evening one?"],
+                      "unembedded": True}
+    [row] = store.write("ingest/correct_turn", space=space, turn_id=turn, text="Mondays?",
+                        keep=False)
+    assert row["revisions"] == 0  # asked not to keep: the earlier revisions go too
+    assert store.write("ingest/correct_turn", space="elsewhere", turn_id=turn, text="x",
+                       keep=True) == []
+
+
 @case("ingest/forget_derived")
 def _forget_derived(store: GraphStore, space: str, memory: Memory) -> None:
     cid = conversation_id(space, KEY)
@@ -994,10 +1014,29 @@ def _forget_conversation(store: GraphStore, space: str, memory: Memory) -> None:
     assert row["conversations"] == 1 and row["nodes"] > 17
     [orphans] = store.write("ingest/forget_orphans", space=space)
     assert orphans["arguments"] > 0 and orphans["speakers"] == 2 and orphans["characters"] > 0
-    assert query_rows(store, "MATCH (n {space: $space}) RETURN count(n) AS n",
-                      space=space) == [{"n": 0}]  # only the Space node is left
+    assert query_rows(store, "MATCH (n {space: $space}) WHERE NOT n:Change "
+                      "RETURN count(n) AS n", space=space) == [{"n": 0}]  # only Space, history
     assert store.write("ingest/forget_orphans", space=space) == [
         {"arguments": 0, "speakers": 0, "characters": 0}]
+
+
+@case("admin/record_change")
+@case("admin/history")
+def _history(store: GraphStore, space: str, memory: Memory) -> None:
+    before = store.read("admin/history", space=space, limit=10)
+    assert before and before[0]["what"] == "ingest" and before[0]["surface"] == "python"
+    assert before[0]["nodes_created"] > 17
+    counts = {"nodes_created": 1, "nodes_deleted": 2, "relationships_created": 3,
+              "relationships_deleted": 4, "properties_set": 5}
+    [row] = store.write("admin/record_change", space=space, prefix=f"{space}/", what="test",
+                        surface="rest", caller="abc", counts=counts)
+    assert row["id"].startswith(f"{space}/change/")
+    [last] = store.read("admin/history", space=space, limit=1)
+    assert {k: last[k] for k in ("what", "surface", "caller", *counts)} == {
+        "what": "test", "surface": "rest", "caller": "abc", **counts}
+    assert store.read("admin/history", space="elsewhere", limit=5) == []
+    assert store.write("admin/record_change", space="elsewhere", prefix="elsewhere/",
+                       what="x", surface="python", caller=None, counts=counts) == []
 
 
 @case("admin/conversations")

@@ -15,6 +15,7 @@ import pytest
 from graphmem.client import Memory
 from graphmem.errors import InputError
 from graphmem.retrieve.registry import RECIPES
+from graphmem.store import acting
 
 from helpers import query_rows
 
@@ -86,7 +87,9 @@ def test_a_forgotten_message_is_gone_everywhere(memory: Memory, space: str,
 
     report = memory.forget(space, "c", turns=["s1:2"])
     assert (report.turns, report.sessions, report.whole_conversation) == (1, 0, False)
-    assert trace(memory, space, secret) == []
+    assert trace(memory, space, secret) == []  # the history's entries included
+    assert [(c.what, c.surface) for c in memory.history(space, limit=3)] == [
+        ("forget: layers derived again", "python"), ("forget", "python"), ("ingest", "python")]
     for name in RECIPES:
         for asked in (question, secret):
             shown = memory.search(asked, space=space, strategy=name, budget=2000).context
@@ -126,8 +129,10 @@ def test_forgetting_sessions_and_conversations(memory: Memory, space: str,
                                      budget=60).context
     memory.forget(space, "other")
     assert memory.conversations(space) == []
-    assert query_rows(memory.store, "MATCH (n {space: $space}) RETURN count(n) AS n",
-                      space=space) == [{"n": 0}]  # speakers, arguments and all
+    assert query_rows(memory.store, "MATCH (n {space: $space}) WHERE NOT n:Change "
+                      "RETURN count(n) AS n", space=space) == [{"n": 0}]  # all but history
+    assert [c.what for c in memory.history(space)] == [
+        "forget", "forget", "forget: layers derived again", "forget", "ingest", "ingest"]
 
 
 def test_forgetting_what_is_not_there_changes_nothing(memory: Memory, space: str,
@@ -175,3 +180,24 @@ def test_a_corrected_message_is_what_is_found(memory: Memory, space: str, tmp_pa
         memory.correct(space, turn + "x", "anything")
     with pytest.raises(InputError, match="non-empty"):
         memory.correct(space, turn, "  ")
+
+
+def test_the_history_says_who_changed_what(memory: Memory, space: str) -> None:
+    memory.add_messages(space, "c", [{"speaker": "Ann", "text": "I adopted a cat."}],
+                        layers="edus")
+    memory.flush()  # the background worker derives the EDUs
+    with acting("mcp", "abc123"):
+        memory.add_messages(space, "c", [{"speaker": "Ann", "text": "Her name is Miso."}],
+                            layers="")
+    changes = memory.history(space)
+    assert [(c.what, c.surface, c.caller) for c in changes] == [
+        ("messages added", "mcp", "abc123"),
+        ("layers derived", "background", None),  # the session's EDUs, then the conversation
+        ("layers derived", "background", None),
+        ("messages added", "python", None)]
+    assert [c.at for c in changes] == sorted((c.at for c in changes), reverse=True)
+    assert changes[-1].nodes_created >= 4  # space, conversation, session, turn, speaker...
+    assert changes[0].revision == memory.store.read("admin/space_state", space=space,
+                                                    layers=[])[0]["revision"]
+    with pytest.raises(InputError, match="limit"):
+        memory.history(space, limit=0)

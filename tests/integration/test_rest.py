@@ -16,6 +16,7 @@ import httpx
 import pytest
 
 from graphmem.client import Memory
+from graphmem.serve.access import caller_id
 
 from helpers import SAMPLE, free_port
 
@@ -147,3 +148,12 @@ def test_rest_lists_inspects_and_forgets(server: tuple[str, str, str], memory: M
     assert fixed.status_code == 200 and fixed.json()["revisions"] == 1, fixed.text
     assert bob.post(f"/v1/spaces/{space}/corrections", json={
         "turn_id": page["messages"][1]["turn_id"], "text": "x"}).status_code == 403
+    changes = alice.get(f"/v1/spaces/{space}/history", params={"limit": 5}).json()
+    assert [(c["what"], c["surface"], c["caller"]) for c in changes[:4]] == [
+        ("correct: layers derived again", "rest", caller_id(ALICE)),
+        ("correct", "rest", caller_id(ALICE)),
+        ("forget: layers derived again", "rest", caller_id(ALICE)),
+        ("forget", "rest", caller_id(ALICE))]
+    assert changes[4]["what"] == "ingest" and changes[4]["surface"] == "python"
+    assert ALICE not in json.dumps(changes)  # a digest of the token, never the token
+    assert bob.get(f"/v1/spaces/{space}/history").status_code == 403
