@@ -93,8 +93,8 @@ class Tx:
         from graphmem.ingest.ids import space_prefix  # ids: a leaf module of the write path
 
         actor = current_actor()
-        self.run("admin/record_change", space=space, prefix=space_prefix(space), what=what,
-                 surface=actor.surface, caller=actor.caller, counts=dict(self.counts))
+        self.run("admin/record_change", space=space, prefix=f"{space_prefix(space)}change/",
+                 what=what, surface=actor.surface, caller=actor.caller, counts=dict(self.counts))
 
 
 def _unit(work: Callable[[Tx], T], name: str) -> Callable[[ManagedTransaction], T]:

@@ -1028,8 +1028,8 @@ def _history(store: GraphStore, space: str, memory: Memory) -> None:
     assert before[0]["nodes_created"] > 17
     counts = {"nodes_created": 1, "nodes_deleted": 2, "relationships_created": 3,
               "relationships_deleted": 4, "properties_set": 5}
-    [row] = store.write("admin/record_change", space=space, prefix=f"{space}/", what="test",
-                        surface="rest", caller="abc", counts=counts)
+    [row] = store.write("admin/record_change", space=space, prefix=f"{space}/change/",
+                        what="test", surface="rest", caller="abc", counts=counts)
     assert row["id"].startswith(f"{space}/change/")
     [last] = store.read("admin/history", space=space, limit=1)
     assert {k: last[k] for k in ("what", "surface", "caller", *counts)} == {
