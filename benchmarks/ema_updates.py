@@ -1,7 +1,7 @@
 """EMA's self-update on LongMemEval's knowledge-update questions, LLM-free.
 
-    GRAPHMEM_INGEST_LAYERS=episodes python benchmarks/ema_updates.py \
-        [--data longmemeval_oracle_dev.json] [--budget 1000] [--out ema_updates.json]
+    python benchmarks/ema_updates.py [--data longmemeval_oracle_dev.json] [--budget 1000] \
+        [--out ema_updates.json]     # the default layers (GRAPHMEM_INGEST_LAYERS) must hold episodes
 
 A knowledge-update question asks for the current value of a fact that changed: the old value
 was said in an earlier answer session, the new one (the turns marked ``has_answer``) in the
@@ -31,7 +31,7 @@ from graphmem.retrieve.ema import EMASearch
 from graphmem.retrieve.packing import pack
 from graphmem.retrieve.registry import Recipe, register
 
-STRATEGIES = ("turns", "ema", "ema-fill", "ema, superseded kept in place")
+STRATEGIES = ("turns", "graphmem", "ema", "ema-fill", "ema, superseded kept in place")
 
 
 def earlier(ids: list[str], sessions: list[str]) -> bool:

@@ -1,6 +1,7 @@
 // graphmem's fused strategy: every turn of one space, in spoken order, with what its ranking
 // features and its rendering need (the MemDecider's salience when the episodes layer set it).
-// Read once per space and kept by the client until the space's size changes. Params: $space.
+// Read once per space and kept by the client until the space's revision changes.
+// Params: $space.
 MATCH (s:Session {space: $space})-[:HAS_TURN]->(t:Turn)
 RETURN t.id AS id, t.speaker AS speaker, t.text AS text, t.image_caption AS image_caption,
        t.source_id AS source_id, t.order AS position, t.salience AS salience,

@@ -1039,6 +1039,21 @@ def _history(store: GraphStore, space: str, memory: Memory) -> None:
                        what="x", surface="python", caller=None, counts=counts) == []
 
 
+@case("retrieve/space_supersessions")
+def _space_supersessions(store: GraphStore, space: str, memory: Memory) -> None:
+    units = query_rows(store, "MATCH (e:Episode {space: $space})-[:FROM_TURN]->(t:Turn) "
+                       "RETURN e.id AS id, collect(t.id) AS turns ORDER BY id", space=space)
+    assert len(units) >= 2
+    query_rows(store, "MATCH ()-[r:SUPERSEDED_BY]->(:Episode {space: $space}) DELETE r",
+               space=space)  # a clean slate, then one supersession of our own
+    query_rows(store, "MATCH (a:Episode {id: $a}), (b:Episode {id: $b}) "
+               "MERGE (a)-[:SUPERSEDED_BY]->(b)", a=units[0]["id"], b=units[1]["id"])
+    rows = store.read("retrieve/space_supersessions", space=space)
+    assert {r["old"] for r in rows} == set(units[0]["turns"]) - set(units[1]["turns"])
+    assert all(set(r["newer"]) == set(units[1]["turns"]) - {r["old"]} for r in rows)
+    assert store.read("retrieve/space_supersessions", space="elsewhere") == []
+
+
 @case("admin/conversations")
 def _conversations(store: GraphStore, space: str, memory: Memory) -> None:
     [row] = store.read("admin/conversations", space=space)

@@ -42,6 +42,31 @@ SPACE = table(
 )
 
 
+def test_a_fact_changed_later_is_read_after_its_new_value_and_marked() -> None:
+    moved = table(
+        [("Ann", "I live in Porto."), ("Bo", "Nice city."), ("Ann", "I cycle to work.")],
+        [("Ann", "We moved to Lisbon last week."), ("Bo", "Congrats!")])
+    moved.newer = {0: [3]}  # the episodes layer found row 0's fact superseded by row 3's
+    chosen = [(r, 0.5, None) for r in (0, 2, 3, 4)]
+    texts = [h.text for h in render(moved, chosen)]
+    assert texts == ["[1 March 2024]\nAnn: I cycle to work.",
+                     "[2 March 2024]\nAnn: We moved to Lisbon last week.",
+                     "[1 March 2024] Ann: I live in Porto. (changed later)",
+                     "Bo: Congrats!"]  # the header of the second day is not repeated
+    # without the newer turn shown, the old one keeps its place, marked
+    alone = render(moved, [(0, 0.5, None), (1, 0.4, None)])
+    assert [h.text for h in alone] == ["[1 March 2024]\nAnn: I live in Porto. (changed later)",
+                                       "Bo: Nice city."]
+    # a chain of changes reads newest first, each after what changed it
+    moved.newer = {0: [3], 3: [4]}
+    order = [h.source_ids[0] for h in render(moved, [(r, 0.5, None) for r in (0, 3, 4)])]
+    assert order == ["D1:1", "D1:0", "D0:0"]
+    # the mark and the day it may carry are counted when packing
+    costs, heads, _, _ = packing_inputs(moved, [0, 1])
+    assert costs[0] == moved.rows[0].tokens + count_tokens(" (changed later)") + heads[0]
+    assert costs[1] == moved.rows[1].tokens
+
+
 def test_bm25_uses_the_spaces_own_statistics_and_stems() -> None:
     scores = SPACE.bm25("Which dogs did they adopt?")
     assert int(np.argmax(scores)) == 0 and scores[0] > 0  # "adopt" matches "adopted"

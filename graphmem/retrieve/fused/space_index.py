@@ -63,6 +63,7 @@ class SpaceTurns:
 
     rows: list[TurnRow]
     carried: dict[tuple[str, str], list[str]] = field(default_factory=dict, repr=False)
+    newer: dict[int, list[int]] = field(default_factory=dict)  # row -> rows that changed it
     index: dict[str, int] = field(init=False)
     sessions: int = field(init=False)
     tokens: list[list[str]] | None = field(init=False, default=None, repr=False)
@@ -145,10 +146,11 @@ def read_space_turns(store: GraphStore, space: str,
                      previous: SpaceTurns | None = None) -> SpaceTurns:
     """The space's table; the terms of turns ``previous`` (an older table) held are kept."""
     rows = store.read("retrieve/space_turns", space=space)
+    changed = store.read("retrieve/space_supersessions", space=space)
     order: dict[str, int] = {}
     for row in rows:  # rows come in time order: conversation, session index, position
         order.setdefault(row["session_id"], len(order))
-    return SpaceTurns([TurnRow(
+    table = SpaceTurns([TurnRow(
         id=row["id"], speaker=row["speaker"], text=row["text"],
         image_caption=row.get("image_caption"), source_id=row["source_id"],
         position=int(row["position"] or 0),
@@ -156,6 +158,10 @@ def read_space_turns(store: GraphStore, space: str,
         session_id=row["session_id"], session_rank=order[row["session_id"]],
         started_at=native_datetime(row.get("started_at")), date_text=row.get("date_text"))
         for row in rows], carried=previous.token_memo() if previous is not None else {})
+    at = table.index
+    table.newer = {at[row["old"]]: sorted(at[n] for n in row["newer"] if n in at)
+                   for row in changed if row["old"] in at}
+    return table
 
 
 def space_turns(store: GraphStore, state: SpaceState, caches: SpaceCaches) -> SpaceTurns:

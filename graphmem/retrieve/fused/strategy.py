@@ -41,6 +41,8 @@ from graphmem.retrieve.turns import TurnSearch, TurnSearchConfig
 from graphmem.text import format_date
 
 log = logging.getLogger("graphmem")
+CHANGED = " (changed later)"  # ends a line whose fact a later turn changed
+Chosen = tuple[int, float, "Statement | None"]  # a table row, its P, its statement if shown
 _WARNED: set[str] = set()  # spaces already reported too large, in this process
 
 
@@ -113,25 +115,47 @@ def packing_inputs(table: SpaceTurns, rows: list[int],
     statement), for :func:`select`."""
     turns = [table.rows[r] for r in rows]
     shorts = [None if st is None else st.tokens for st in statements or [None] * len(rows)]
-    return ([t.tokens for t in turns], [count_tokens(header(t)) for t in turns],
-            [t.session_id for t in turns], shorts)
+    heads = [count_tokens(header(t)) for t in turns]
+    marked = count_tokens(CHANGED)  # and its own day, when shown after what changed it
+    costs = [t.tokens + (marked + head if r in table.newer else 0)
+             for r, t, head in zip(rows, turns, heads, strict=True)]
+    return costs, heads, [t.session_id for t in turns], shorts
 
 
-def render(table: SpaceTurns, chosen: list[tuple[int, float, Statement | None]],
-           headers: bool = True) -> list[Hit]:
+def reading_order(table: SpaceTurns, chosen: list[Chosen]) -> tuple[list[Chosen], set[int]]:
+    """The chosen turns in time order, except that a turn whose fact a later chosen turn
+    changed comes right after that turn (the newest value is read first); and the turns so
+    moved."""
+    shown = {c[0] for c in chosen}
+    after = {r: max(later) for r in shown
+             if (later := [n for n in table.newer.get(r, ()) if n in shown])}
+    seq = [c for c in sorted(chosen, key=lambda c: c[0]) if c[0] not in after]
+    for moved in sorted((c for c in chosen if c[0] in after), key=lambda c: -c[0]):
+        place = next((i for i, c in enumerate(seq) if c[0] == after[moved[0]]), None)
+        if place is None:  # what changed it was moved too, out of reach: keep time order
+            place = next((i - 1 for i, c in enumerate(seq) if c[0] > moved[0]), len(seq) - 1)
+        seq.insert(place + 1, moved)
+    return seq, set(after)
+
+
+def render(table: SpaceTurns, chosen: list[Chosen], headers: bool = True) -> list[Hit]:
     """The chosen turns (each whole, or by its statement when one is given) as hits in time
-    order; the first of each session carries its day."""
+    order; the first of each session carries its day. A turn whose fact a later turn changed
+    (EMA's ``SUPERSEDED_BY`` between their episodic units) ends in "(changed later)"; when the
+    later turn is shown too, the earlier one follows it, with its own day."""
     hits: list[Hit] = []
     last = None
-    for r, prob, statement in sorted(chosen, key=lambda c: c[0]):
+    seq, moved = reading_order(table, chosen)
+    for r, prob, statement in seq:
         turn = table.rows[r]
         top = header(turn)
         line = turn.line if statement is None else statement.line
-        if headers:
+        line += CHANGED if r in table.newer else ""
+        if headers and r not in moved:
             text = f"{top}\n{line}" if top and turn.session_id != last else line
+            last = turn.session_id
         else:
             text = f"{top} {line}" if top else line
-        last = turn.session_id
         hits.append(Hit(id=turn.id if statement is None else statement.id,
                         kind="turn" if statement is None else "edu", score=prob, text=text,
                         source_turn_ids=[turn.id], source_ids=[turn.source_id],
