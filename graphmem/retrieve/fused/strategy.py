@@ -12,6 +12,9 @@
    session by session in time order, the session's day once as a header (``[8 May 2023]``)
    instead of on every line. With ``statements`` (recipe `graphmem-statements`) a turn may be
    shown by its statement nearest the question when that is cheaper (:mod:`statements`).
+5. Changed facts: a turn whose fact a later turn changed (the episodes layer's
+   ``SUPERSEDED_BY``) is marked "(changed later)" and, when the later turn is shown too, put
+   right after it, so the newest value is read first (:func:`reading_order`).
 
 Only the space's own data enters any score, so a tenant's ranking does not move when another
 tenant adds data.
