@@ -8,6 +8,8 @@ from functools import wraps
 from typing import Any, TypeVar
 
 import click
+from pydantic import ValidationError
+from pydantic_settings import SettingsError
 
 from graphmem.config import Settings
 from graphmem.errors import DatabaseUnavailable, GraphmemError
@@ -49,8 +51,22 @@ def friendly_errors(func: F) -> F:
             notes = "".join(f"\n  {note}" for note in getattr(exc, "__notes__", []))
             failure = Unreachable if isinstance(exc, DatabaseUnavailable) else click.ClickException
             raise failure(f"{exc}{notes}") from exc
+        except (ValidationError, SettingsError) as exc:  # GRAPHMEM_* variables: one line each
+            raise click.ClickException(settings_problem(exc)) from exc
 
     return wrapper  # type: ignore[return-value]
+
+
+def settings_problem(exc: ValidationError | SettingsError) -> str:
+    """What is wrong with the GRAPHMEM_* settings, one line per problem, no traceback."""
+    if isinstance(exc, SettingsError):
+        field = str(exc).partition('field "')[2].partition('"')[0]
+        name = f"GRAPHMEM_{field.upper()}" if field else "a GRAPHMEM_ variable"
+        cause = exc.__cause__ or exc
+        return f"settings: {name} cannot be read ({cause})"
+    lines = [f"GRAPHMEM_{'_'.join(str(p) for p in e['loc']).upper()}: {e['msg']}"
+             for e in exc.errors()]
+    return "settings: " + "; ".join(lines)
 
 
 def no_space(space: str) -> click.ClickException:

@@ -290,6 +290,11 @@ class Memory(SpaceAdmin):
                              field="question")
         if not question.strip():
             raise InputError("the question is empty", field="question")
+        try:
+            question.encode("utf-8")
+        except UnicodeEncodeError as exc:
+            raise InputError(f"the question holds a character that is not text (an unpaired "
+                             f"surrogate at position {exc.start})", field="question") from None
         if len(question) > self.settings.max_turn_chars:
             raise InputError(f"a question of {len(question)} characters exceeds the limit of "
                              f"{self.settings.max_turn_chars} (GRAPHMEM_MAX_TURN_CHARS)",

@@ -159,3 +159,13 @@ def test_show_and_forget(space: str, neo4j_server: object) -> None:
         ["forget: layers derived again", "cli"], ["forget", "cli"], ["ingest", "cli"]]
     code, out = run("show", "--space", f"{space}-none")
     assert code != 0 and "no space" in out
+
+
+def test_bad_settings_are_one_line_naming_the_variable(neo4j_server: object) -> None:
+    for env, says in (({"GRAPHMEM_NEO4J_URI": "http://127.0.0.1:7474"},
+                       "settings: GRAPHMEM_NEO4J_URI: Value error"),
+                      ({"GRAPHMEM_REST_TOKENS": "{bad"},
+                       "settings: GRAPHMEM_REST_TOKENS cannot be read")):
+        result = CliRunner().invoke(main, ["spaces"], env=env)
+        assert result.exit_code == 1 and says in result.output, result.output
+        assert "Traceback" not in result.output

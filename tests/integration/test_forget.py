@@ -201,3 +201,9 @@ def test_the_history_says_who_changed_what(memory: Memory, space: str) -> None:
                                                     layers=[])[0]["revision"]
     with pytest.raises(InputError, match="limit"):
         memory.history(space, limit=0)
+
+
+def test_a_question_that_is_not_text_is_refused(memory: Memory, space: str) -> None:
+    memory.add_messages(space, "c", [{"speaker": "Ann", "text": "Hello."}], layers="")
+    with pytest.raises(InputError, match="unpaired surrogate at position 6"):
+        memory.search("hello \udc80 world", space=space)
