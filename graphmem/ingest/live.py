@@ -115,7 +115,14 @@ def parse_messages(messages: Sequence[Message | Mapping[str, Any]], max_chars: i
         if isinstance(raw, Message):
             fields: dict[str, Any] = raw.model_dump()
         elif isinstance(raw, Mapping):
-            fields = {_ALIASES.get(k, k): v for k, v in raw.items()}
+            fields = {}
+            for name, value in raw.items():
+                canonical = _ALIASES.get(name, name)
+                if canonical in fields:
+                    given = sorted(k for k in raw if _ALIASES.get(k, k) == canonical)
+                    raise InputError(f"{' and '.join(given)} both give the message's "
+                                     f"{canonical}; give one", field=where)
+                fields[canonical] = value
         else:
             raise InputError(f"expected a message object, got {kind(raw)}", field=where)
         checked = turn(0, fields.get("speaker"), fields.get("text"), "-", ctx, where,

@@ -5,25 +5,32 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from graphmem.ingest.edits import CorrectReport, ForgetReport
-from graphmem.ingest.live import LiveReport, Message
+from graphmem.ingest.live import LiveReport
 from graphmem.models import Answer, SearchResult
 
 
 class MessageIn(BaseModel):
-    """A message to remember."""
+    """A message to remember, in the shape the Python API takes: ``speaker`` / ``text`` or
+    their OpenAI-style synonyms ``role`` / ``content`` (one of each pair, not both)."""
 
-    speaker: str = Field(description="who said it: a person's name, or 'user' / 'assistant'")
-    text: str = Field(description="what was said")
+    model_config = ConfigDict(extra="allow")  # the other synonyms the Python API takes too
+
+    speaker: str | None = Field(default=None, description=(
+        "who said it: a person's name, or 'user' / 'assistant' (or give role)"))
+    role: str | None = Field(default=None, description="a synonym of speaker")
+    text: str | None = Field(default=None, description="what was said (or give content)")
+    content: str | None = Field(default=None, description="a synonym of text")
     id: str | None = Field(default=None, description="a stable id: adding it again is a no-op")
     at: datetime | None = Field(default=None,
                                 description="when it was said (ISO 8601); default: now")
     image_caption: str | None = Field(default=None, description="what a shared image shows")
 
-    def message(self) -> Message:
-        return Message(**self.model_dump())
+    def message(self) -> dict[str, Any]:
+        """The fields given, for the same checks as the Python API's messages."""
+        return self.model_dump(exclude_none=True)
 
 
 class AddIn(BaseModel):

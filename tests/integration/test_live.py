@@ -170,6 +170,8 @@ def test_sessions_open_by_the_gap_or_by_name(memory: Memory, space: str) -> None
     ([{"speaker": "Ann", "text": "x", "id": "a"}, {"speaker": "Ann", "text": "y", "id": "a"}],
      "messages[1].id"),
     ("just a string", "messages"),
+    ([{"speaker": "Ann", "role": "user", "text": "x"}], "messages[0]"),  # which one?
+    ([{"speaker": "Ann", "text": "x", "content": "y"}], "messages[0]"),
 ])
 def test_bad_messages_name_the_place_and_write_nothing(memory: Memory, space: str,
                                                        messages: Any, field: str) -> None:

@@ -97,6 +97,13 @@ def test_rest_round_trip_and_tenants(server: tuple[str, str, str], memory: Memor
     bad = alice.post(f"/v1/spaces/{space}/conversations/chat/messages",
                      json={"messages": [{"speaker": "Maya", "text": ""}]})
     assert bad.status_code == 400 and bad.json()["error"]["field"] == "messages[0].text"
+    # the Python API's message shapes, one schema everywhere: OpenAI-style role / content
+    openai = alice.post(f"/v1/spaces/{space}/conversations/chat/messages", json={"messages": [
+        {"role": "user", "content": "I ordered a blue kayak.", "id": "o1"}]})
+    assert openai.status_code == 200 and openai.json()["added"] == ["o1"], openai.text
+    both = alice.post(f"/v1/spaces/{space}/conversations/chat/messages", json={"messages": [
+        {"role": "user", "speaker": "Maya", "content": "x"}]})
+    assert both.status_code == 400 and "give one" in both.json()["error"]["message"]
     shape = alice.post(f"/v1/spaces/{space}/search", json={"budget": 10})
     assert shape.status_code == 422 and shape.json()["error"]["field"] == "body.question"
     unknown = alice.post(f"/v1/spaces/{space}/search", json={"question": "x",
