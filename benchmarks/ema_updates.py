@@ -1,7 +1,7 @@
 """EMA's self-update on LongMemEval's knowledge-update questions, LLM-free.
 
     python benchmarks/ema_updates.py [--data longmemeval_oracle_dev.json] [--budget 1000] \
-        [--out ema_updates.json]     # the default layers (GRAPHMEM_INGEST_LAYERS) must hold episodes
+        [--out ema_updates.json]   # the default layers (GRAPHMEM_INGEST_LAYERS) hold episodes
 
 A knowledge-update question asks for the current value of a fact that changed: the old value
 was said in an earlier answer session, the new one (the turns marked ``has_answer``) in the
@@ -12,6 +12,9 @@ eval space), this counts:
   new evidence;
 - newest first: in the packed context of each strategy, of the lines that come from the
   answer sessions, the first one holds the new evidence (what an answer should read first);
+- latest ahead: the new evidence is in the context ahead of the old evidence (the evidence
+  turns of the earlier answer sessions), or without it (a strategy that shows lines in time
+  order, as `graphmem` does, is judged by this one);
 - the supersessions the layer made in the space (all units, not only evidence).
 """
 
@@ -65,6 +68,7 @@ def main() -> None:
         order = list(q.extra["answer_sessions"])  # in time order, as the file gives them
         new = {s for s in q.evidence if s.split("#")[0] == order[-1]}
         old = order[:-1]
+        stale = {s for s in q.evidence if s.split("#")[0] in old}
         if not old or not new:
             continue  # nothing said before, or no evidence in the latest session
         space = spaces[q.conversation]
@@ -78,6 +82,10 @@ def main() -> None:
             first = next((h for h in shown if set(h.source_ids) & new
                           or earlier(h.source_ids, old)), None)
             row[name] = None if first is None else bool(set(first.source_ids) & new)
+            lines = [set(h.source_ids) for h in shown]
+            at_new = next((i for i, ids in enumerate(lines) if ids & new), None)
+            at_old = next((i for i, ids in enumerate(lines) if ids & stale), len(lines))
+            row[f"{name}: latest ahead"] = at_new is not None and at_new < at_old
         rows.append(row)
     n = len(rows)
     summary: dict[str, Any] = {
@@ -86,6 +94,8 @@ def main() -> None:
         "supersessions_per_space": round(sum(r["supersessions"] for r in rows) / max(1, n), 2),
         "newest_first": {name: round(sum(bool(r[name]) for r in rows) / max(1, n), 3)
                          for name in STRATEGIES},
+        "latest_ahead": {name: round(sum(r[f"{name}: latest ahead"] for r in rows)
+                                     / max(1, n), 3) for name in STRATEGIES},
         "evidence_shown": {name: round(sum(r[name] is not None for r in rows) / max(1, n), 3)
                            for name in STRATEGIES}}
     print(json.dumps(summary, indent=1))
