@@ -12,6 +12,7 @@ replaced only when asked, in the same transaction.
 from __future__ import annotations
 
 import base64
+import contextlib
 import gzip
 import json
 from collections.abc import Iterator
@@ -148,8 +149,22 @@ def export_space(store: GraphStore, space: str, path: Path, dimensions: int) -> 
     header = {"format": FORMAT, "version": VERSION, "space": space, "graphmem": version("graphmem"),
               "exported_at": date.today().isoformat(), "dimensions": dimensions,
               "nodes": len(nodes), "relationships": len(relationships)}
-    path.parent.mkdir(parents=True, exist_ok=True)
     partial = path.with_name(path.name + ".part")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        _write_file(partial, header, nodes, relationships, number, space)
+        partial.replace(path)  # a file that exists is a whole file
+    except OSError as exc:
+        with contextlib.suppress(OSError):  # a part written before the failure
+            partial.unlink(missing_ok=True)
+        raise InputError(f"cannot write the backup there ({exc.strerror or exc})",
+                         file=str(path)) from None
+    return SpaceFileReport(space, len(nodes), len(relationships), path)
+
+
+def _write_file(partial: Path, header: dict[str, Any], nodes: list[dict[str, Any]],
+                relationships: list[dict[str, Any]], number: dict[str, int],
+                space: str) -> None:
     with gzip.open(partial, "wt", encoding="utf-8") as out:
         out.write(json.dumps(header) + "\n")
         for k, row in enumerate(nodes):
@@ -164,8 +179,6 @@ def export_space(store: GraphStore, space: str, path: Path, dimensions: int) -> 
             props = {key: encode(v) for key, v in sorted(row["props"].items())}
             out.write(json.dumps({"type": row["type"], "from": number[row["from"]],
                                   "to": number[row["to"]], "props": props}) + "\n")
-    partial.replace(path)  # a file that exists is a whole file
-    return SpaceFileReport(space, len(nodes), len(relationships), path)
 
 
 # ---------------------------------------------------------------------- import

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import socket
+
 import click
 
 from graphmem.cli_support import friendly_errors
@@ -10,6 +12,19 @@ from graphmem.config import Settings
 from graphmem.errors import ConfigurationError
 
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
+
+
+def free_port_or_say(host: str, port: int) -> None:
+    """A clear error, before the server starts, when ``host:port`` cannot be listened on."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    with socket.socket(family, socket.SOCK_STREAM) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind((host, port))
+        except OSError as exc:
+            raise click.ClickException(f"cannot listen on {host}:{port} ({exc.strerror}): "
+                                       "another server may be using the port; choose one "
+                                       "with --port") from None
 
 
 @click.command()
@@ -50,6 +65,7 @@ def mcp(spaces: tuple[str, ...], transport: str, host: str, port: int,
                 f"MCP over HTTP on {host} would let anyone who reaches the port use "
                 f"{', '.join(sorted(allowed.allowed))}: set GRAPHMEM_REST_TOKENS (bearer "
                 "tokens and their spaces) or listen on 127.0.0.1")
+        free_port_or_say(host, port)  # before the models load
     with Memory(settings) as memory:
         ready = memory.warm_up()
         guarded = " (bearer tokens required)" if tokens else ""
@@ -84,6 +100,7 @@ def serve(host: str, port: int) -> None:
     from graphmem.serve.access import token_spaces
 
     tokens = token_spaces(settings.rest_tokens)
+    free_port_or_say(host, port)  # before the models load
     with Memory(settings) as memory:
         ready = memory.warm_up()
         spaces = sorted({s for t in tokens.values() for s in t.allowed})

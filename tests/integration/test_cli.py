@@ -169,3 +169,24 @@ def test_bad_settings_are_one_line_naming_the_variable(neo4j_server: object) -> 
         result = CliRunner().invoke(main, ["spaces"], env=env)
         assert result.exit_code == 1 and says in result.output, result.output
         assert "Traceback" not in result.output
+
+
+def test_a_busy_port_and_an_unwritable_backup_are_one_line(space: str, tmp_path: Path,
+                                                           neo4j_server: object) -> None:
+    import socket
+
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = str(busy.getsockname()[1])
+        result = CliRunner().invoke(main, ["serve", "--port", port], env={
+            "GRAPHMEM_REST_TOKENS": '{"a-long-random-secret": ["x"]}'})
+        assert result.exit_code == 1 and f"cannot listen on 127.0.0.1:{port}" in \
+            result.output, result.output
+        code, out = run("mcp", "--space", "x", "--transport", "http", "--port", port)
+        assert code == 1 and "another server may be using the port" in out
+    assert run("ingest", str(SAMPLE), "--space", space, "--layers", "")[0] == 0
+    blocked = tmp_path / "file"
+    blocked.write_text("")
+    code, out = run("export", "--space", space, "--out", str(blocked / "x.jsonl.gz"))
+    assert code == 1 and "cannot write the backup there" in out and "Traceback" not in out
