@@ -157,12 +157,15 @@ def layers_list(ctx: click.Context, space: str | None) -> None:
     """Every known layer with the layers it needs (and, with --space, whether it is held)."""
     from graphmem.ingest.layers import LAYERS
 
-    state = None
+    state, pending = None, dict[str, int]()
     if space is not None:
         from graphmem.retrieve.base import space_state
 
         with _memory(ctx) as memory:
             state = space_state(memory.store, space, tuple(LAYERS))
+            for row in memory.conversations(space):
+                for name in row.pending_layers:
+                    pending[name] = pending.get(name, 0) + 1
     for name, layer in LAYERS.items():
         line = f"{name:<10} needs {', '.join(layer.needs) or '-'}"
         if state is not None:
@@ -170,7 +173,26 @@ def layers_list(ctx: click.Context, space: str | None) -> None:
             line += "\theld" if held else (f"\tmissing in {state.missing[name]} of "
                                            f"{state.sessions} sessions" if state.sessions
                                            else "\tspace is empty")
+            if name in pending:  # live messages wait for it (the derivation did not finish)
+                line += (f", behind live messages in {pending[name]} conversations: "
+                         f"graphmem refresh --space {space}")
         click.echo(line)
+
+
+@main.command()
+@click.option("--space", required=True)
+@click.option("--conversation", default=None, help="Only this one (default: all).")
+@click.pass_context
+@friendly_errors
+def refresh(ctx: click.Context, space: str, conversation: str | None) -> None:
+    """Derive now the layers that live messages left pending (after a crash, or with
+    GRAPHMEM_LIVE_DERIVE=manual)."""
+    with _memory(ctx) as memory:
+        done = memory.refresh(space, conversation)
+    for key, names in done.items():
+        click.echo(f"{key}: derived {', '.join(names) or '-'}")
+    if not done:
+        click.echo("nothing was pending")
 
 
 @layers.command("add")

@@ -18,6 +18,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from pydantic import BaseModel
+from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.responses import Response
 
 from graphmem import __version__
@@ -132,6 +133,13 @@ def build_app(memory: Memory, tokens: Mapping[str, Spaces], max_body_bytes: int)
     async def graphmem_error(request: Request, exc: GraphmemError) -> JSONResponse:
         status, kind = next((s, k) for cls, s, k in STATUS if isinstance(exc, cls))
         return error(status, kind, str(exc), getattr(exc, "field", None))
+
+    @app.exception_handler(StarletteHTTPException)
+    async def http_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:
+        """The framework's own errors (no such route, a method a route does not take) in
+        graphmem's format too."""
+        kind = {404: "not_found", 405: "method_not_allowed"}.get(exc.status_code, "http")
+        return error(exc.status_code, kind, str(exc.detail), headers=exc.headers)
 
     @app.exception_handler(RequestValidationError)
     async def invalid(request: Request, exc: RequestValidationError) -> JSONResponse:

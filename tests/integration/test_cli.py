@@ -190,3 +190,21 @@ def test_a_busy_port_and_an_unwritable_backup_are_one_line(space: str, tmp_path:
     blocked.write_text("")
     code, out = run("export", "--space", space, "--out", str(blocked / "x.jsonl.gz"))
     assert code == 1 and "cannot write the backup there" in out and "Traceback" not in out
+
+
+def test_layers_behind_live_messages_are_said_and_refreshed(space: str,
+                                                           neo4j_server: object) -> None:
+    from graphmem.client import Memory
+    from graphmem.config import Settings
+
+    manual = Settings().model_copy(update={"live_derive": "manual"})
+    with Memory(manual) as memory:  # as after a crash: the turn stored, its EDUs not derived
+        memory.add_messages(space, "c", [{"speaker": "Ann", "text": "I adopted a cat."}],
+                            layers="edus")
+    code, out = run("layers", "list", "--space", space)
+    assert code == 0 and "edus" in out and "behind live messages in 1 conversations" in out
+    code, out = run("refresh", "--space", space)
+    assert code == 0 and out.strip() == "c: derived edus"
+    code, out = run("layers", "list", "--space", space)
+    assert "behind live messages" not in out
+    assert run("refresh", "--space", space)[1].strip() == "nothing was pending"

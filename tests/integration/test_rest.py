@@ -155,6 +155,10 @@ def test_rest_lists_inspects_and_forgets(server: tuple[str, str, str], memory: M
     assert fixed.status_code == 200 and fixed.json()["revisions"] == 1, fixed.text
     assert bob.post(f"/v1/spaces/{space}/corrections", json={
         "turn_id": page["messages"][1]["turn_id"], "text": "x"}).status_code == 403
+    nowhere = alice.get(f"/v1/spaces/{space}/nowhere")  # the framework's errors: same format
+    assert nowhere.status_code == 404 and nowhere.json()["error"]["type"] == "not_found"
+    wrong = alice.put(f"/v1/spaces/{space}/search", json={})
+    assert wrong.status_code == 405 and wrong.json()["error"]["type"] == "method_not_allowed"
     changes = alice.get(f"/v1/spaces/{space}/history", params={"limit": 5}).json()
     assert [(c["what"], c["surface"], c["caller"]) for c in changes[:4]] == [
         ("correct: layers derived again", "rest", caller_id(ALICE)),
