@@ -92,7 +92,7 @@ class SpaceAdmin(ABC):
                                limit=limit + 1)
         page = [StoredMessage(id=r["id"], turn_id=r["turn_id"], speaker=r["speaker"],
                         text=r["text"], image_caption=r["image_caption"],
-                        session=r["session"],
+                        said_at=native_datetime(r["said_at"]), session=r["session"],
                         session_started_at=native_datetime(r["session_started_at"]))
                 for r in rows[:limit]]
         more = len(rows) > limit

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -19,6 +19,15 @@ class TurnRecord(BaseModel):
     source_id: str = Field(description="the id the input file gives it, e.g. LoCoMo's dia_id")
     image_caption: str | None = None
     image_url: str | None = None
+    said_at: datetime | None = Field(default=None, description=(
+        "when it was said, when the input tells (live messages do)"))
+
+
+def stored_turn(row: dict[str, Any]) -> TurnRecord:
+    """A turn as the graph returns it (its time in the driver's type) as a record."""
+    said = row.get("said_at")
+    native = said.to_native() if said is not None and hasattr(said, "to_native") else said
+    return TurnRecord(**{**row, "said_at": native})
 
 
 class SessionRecord(BaseModel):
@@ -112,6 +121,7 @@ class StoredMessage(BaseModel):
     speaker: str
     text: str
     image_caption: str | None = None
+    said_at: datetime | None = None
     session: str
     session_started_at: datetime | None = None
 

@@ -6,7 +6,8 @@ MATCH (c:Conversation {space: $space})-[:HAS_SESSION]->(s:Session)
 WHERE $conversation_id IS NULL OR c.id = $conversation_id
 OPTIONAL MATCH (s)-[:HAS_TURN]->(t:Turn)
 WITH c, s, t ORDER BY t.order
-WITH c, s, collect(t {.order, .speaker, .text, .source_id, .image_caption, .image_url}) AS turns
+WITH c, s, collect(t {.order, .speaker, .text, .source_id, .image_caption, .image_url,
+                          .said_at}) AS turns
 ORDER BY s.index
 RETURN c.key AS conversation, c.source_format AS source_format,
        collect(s {.key, .index, .started_at, .date_text, turns: turns}) AS sessions

@@ -12,7 +12,8 @@ WITH c, sessions,
 OPTIONAL MATCH (chosen)-[:HAS_TURN]->(t:Turn)
 WITH c, sessions, chosen, t ORDER BY t.order
 WITH c, sessions, chosen,
-     collect(t {.order, .speaker, .text, .source_id, .image_caption, .image_url}) AS turns
+     collect(t {.order, .speaker, .text, .source_id, .image_caption, .image_url,
+                          .said_at}) AS turns
 RETURN c IS NOT NULL AS exists,
        coalesce(c.pending_layers, []) AS pending,
        CASE WHEN size(sessions) = 0 THEN -1 ELSE last(sessions).index END AS last_index,

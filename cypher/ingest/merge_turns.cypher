@@ -1,6 +1,7 @@
 // Turns of one conversation, linked to their session and speaker. Params: $space,
 // $turns (list of {id, session_id, speaker_id, order, speaker, text, source_id,
-// image_caption, image_url}).
+// image_caption, image_url, said_at}); said_at is when a live message was said (null for a
+// file's turns, which have their session's date).
 UNWIND $turns AS row
 MATCH (s:Session {id: row.session_id, space: $space})
 MATCH (who:Speaker {id: row.speaker_id, space: $space})
@@ -9,7 +10,7 @@ MERGE (t:Turn {id: row.id})
 SET t.session_id = row.session_id, t.conversation_id = s.conversation_id,
     t.order = row.order, t.speaker = row.speaker, t.text = row.text,
     t.source_id = row.source_id, t.image_caption = row.image_caption,
-    t.image_url = row.image_url
+    t.image_url = row.image_url, t.said_at = row.said_at
 MERGE (s)-[:HAS_TURN]->(t)
 MERGE (t)-[:SPOKEN_BY]->(who)
 RETURN count(t) AS turns;

@@ -24,13 +24,14 @@ from graphmem.ingest.ids import conversation_id, session_id, turn_id
 from graphmem.ingest.inputs.fields import Where, key, kind, turn
 from graphmem.ingest.layer import Job
 from graphmem.ingest.layers import layer_names
-from graphmem.models import ConversationRecord, SessionRecord, TurnRecord
+from graphmem.models import ConversationRecord, SessionRecord, TurnRecord, stored_turn
 from graphmem.store import GraphStore, Tx
 from graphmem.text import native_datetime
 
 # statements of the live path (besides every layer's own)
 STATEMENTS = ("ingest/live_session", "ingest/mark_live", "ingest/clear_pending",
               "ingest/pending_conversations")
+FUTURE = timedelta(days=1)  # how far ahead of the clock a message's own time may be
 _ALIASES = {"role": "speaker", "content": "text", "name": "speaker", "timestamp": "at",
             "time": "at", "message_id": "id"}
 
@@ -141,6 +142,10 @@ def parse_messages(messages: Sequence[Message | Mapping[str, Any]], max_chars: i
                                  field=f"{where}.at") from exc
         if at is not None and not isinstance(at, datetime):
             raise InputError(f"expected an ISO 8601 time, got {kind(at)}", field=f"{where}.at")
+        if at is not None and _naive_utc(at) > now + FUTURE:
+            raise InputError(f"the time {at.isoformat()} is more than a day ahead of now: a "
+                             "message that late would hold its session open for every later "
+                             "one", field=f"{where}.at")
         out.append(Message(speaker=checked.speaker, text=checked.text, id=ident,
                            at=_naive_utc(at) if at is not None else now,
                            image_caption=checked.image_caption))
@@ -168,7 +173,7 @@ def plan(store: GraphStore, space: str, conversation: str, messages: list[Messag
         base = SessionRecord(key=current["key"], index=current["index"],
                              started_at=native_datetime(current["started_at"]),
                              date_text=current["date_text"],
-                             turns=tuple(TurnRecord(**t) for t in current["turns"]))
+                             turns=tuple(stored_turn(t) for t in current["turns"]))
     else:
         base = SessionRecord(key=session or f"session_{row['last_index'] + 2}",
                              index=row["last_index"] + 1, started_at=first_at, turns=())
@@ -179,6 +184,7 @@ def plan(store: GraphStore, space: str, conversation: str, messages: list[Messag
         source = message.id or _free_id(f"{base.key}:{start + n + 1}", taken)
         taken.add(source)
         turns.append(TurnRecord(order=start + n, speaker=message.speaker, text=message.text,
+                                said_at=message.at,
                                 source_id=source, image_caption=message.image_caption))
     chosen = base.model_copy(update={"turns": tuple(turns)})
     record = ConversationRecord(key=conversation, sessions=(chosen,), source_format="live",

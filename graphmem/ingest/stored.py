@@ -4,7 +4,7 @@ the layers write exactly what an ingest of the original file would have written.
 
 from __future__ import annotations
 
-from graphmem.models import ConversationRecord, SessionRecord, TurnRecord
+from graphmem.models import ConversationRecord, SessionRecord, stored_turn
 from graphmem.store import GraphStore
 from graphmem.text import native_datetime
 
@@ -18,7 +18,7 @@ def stored_conversations(store: GraphStore, space: str,
         sessions = tuple(
             SessionRecord(key=s["key"], index=s["index"],
                           started_at=native_datetime(s["started_at"]), date_text=s["date_text"],
-                          turns=tuple(TurnRecord(**t) for t in s["turns"]))
+                          turns=tuple(stored_turn(t) for t in s["turns"]))
             for s in row["sessions"])
         records.append(ConversationRecord(key=row["conversation"], sessions=sessions,
                                           source_format=row["source_format"] or "graph",

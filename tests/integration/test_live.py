@@ -20,8 +20,9 @@ from graphmem.store import GraphStore
 
 from helpers import SAMPLE, query_rows
 
-# the open-session clock and the live version: not part of an ingested graph
-LIVE_ONLY = {"last_message_at", "live_version"}
+# the open-session clock, the live version and each message's own time: not part of an
+# ingested graph (a file gives its sessions' dates)
+LIVE_ONLY = {"last_message_at", "live_version", "said_at"}
 
 
 def _same_graph(live: list[dict[str, Any]], ingested: list[dict[str, Any]]) -> None:
@@ -225,3 +226,21 @@ def test_adds_to_one_conversation_from_many_threads_lose_nothing(memory: Memory,
     assert sorted(r["o"] for r in rows) == list(range(18))  # every message its own place
     assert sorted(r["text"] for r in rows) == sorted(f"Note {n}.{i}." for n in range(6)
                                                      for i in range(3))
+
+
+def test_a_message_keeps_its_own_time_and_a_far_future_one_is_refused(
+        memory: Memory, space: str) -> None:
+    at = datetime(2024, 5, 2, 18, 30)
+    memory.add_messages(space, "c", [{"speaker": "Ann", "text": "Back from Porto.", "at": at,
+                                      "id": "m1"}], layers="")
+    [stored] = memory.messages(space, "c").messages
+    assert stored.said_at == at and stored.session_started_at == at
+    with pytest.raises(InputError) as caught:
+        memory.add_messages(space, "c", [{"speaker": "Ann", "text": "Hi from the future.",
+                                          "at": "2999-01-01T00:00:00"}])
+    assert caught.value.field == "messages[0].at" and "a day ahead of now" in str(caught.value)
+    later = memory.add_messages(space, "c", [{"speaker": "Ann", "text": "And now?"}], layers="")
+    assert later.new_session  # the 2999 message did not hold a session open
+    # the time survives what rebuilds conversations from the graph (layers added, forget)
+    memory.add_layers(space, "edus")
+    assert memory.messages(space, "c").messages[0].said_at == at

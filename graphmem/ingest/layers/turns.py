@@ -67,7 +67,7 @@ class TurnsLayer(Layer[TurnsPayload]):
                     "id": tid, "session_id": sid, "speaker_id": speaker_id(space, turn.speaker),
                     "order": turn.order, "speaker": turn.speaker, "text": turn.text,
                     "source_id": turn.source_id, "image_caption": turn.image_caption,
-                    "image_url": turn.image_url})
+                    "image_url": turn.image_url, "said_at": turn.said_at})
                 texts[tid] = turn_line(turn.speaker, turn.text, turn.image_caption)
         known = {row["id"]: row["embedded_hash"] for row in self.store.read(
             "ingest/turn_embedding_hashes", space=space, ids=list(texts))}
