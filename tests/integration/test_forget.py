@@ -38,6 +38,17 @@ def chat(secret: str) -> dict[str, Any]:
                 {"speaker": "Ana", "text": "Lisbon is lovely in summer."}]}]}]}
 
 
+QUESTION = "What is my locker code at the gym?"
+
+
+def stored_chat(memory: Memory, space: str, folder: Path, secret: str,
+                layers: str | None = None) -> None:
+    """The chat ingested into ``space``, its locker code ``secret``."""
+    path = folder / "chat.json"
+    path.write_text(json.dumps(chat(secret)), encoding="utf-8")
+    memory.ingest(path, space=space, layers=layers)
+
+
 def trace(memory: Memory, space: str, secret: str) -> list[str]:
     """Every place the graph still holds ``secret``: node and relationship properties,
     fulltext indexes, and vectors near the text that held it."""
@@ -76,10 +87,8 @@ def cached(memory: Memory, secret: str) -> bool:
 def test_a_forgotten_message_is_gone_everywhere(memory: Memory, space: str,
                                                 tmp_path: Path) -> None:
     secret = f"quokka{uuid.uuid4().hex[:8]}"
-    path = tmp_path / "chat.json"
-    path.write_text(json.dumps(chat(secret)), encoding="utf-8")
-    memory.ingest(path, space=space)
-    question = "What is my locker code at the gym?"
+    stored_chat(memory, space, tmp_path, secret)
+    question = QUESTION
     assert secret in memory.search(question, space=space, budget=200).context
     assert trace(memory, space, secret)  # the checks see it while it is stored
     for name in RECIPES:  # every strategy's caches and projections hold the space now
@@ -112,9 +121,7 @@ def test_a_forgotten_message_is_gone_everywhere(memory: Memory, space: str,
 
 def test_forgetting_sessions_and_conversations(memory: Memory, space: str,
                                               tmp_path: Path) -> None:
-    path = tmp_path / "chat.json"
-    path.write_text(json.dumps(chat("k-1234")), encoding="utf-8")
-    memory.ingest(path, space=space, layers="edus,events")
+    stored_chat(memory, space, tmp_path, "k-1234", layers="edus,events")
     report = memory.forget(space, "c", sessions=["s1"])
     assert (report.sessions, report.turns) == (1, 4)
     assert [c.conversation for c in memory.conversations(space)] == ["c", "other"]
@@ -137,9 +144,7 @@ def test_forgetting_sessions_and_conversations(memory: Memory, space: str,
 
 def test_forgetting_what_is_not_there_changes_nothing(memory: Memory, space: str,
                                                      tmp_path: Path) -> None:
-    path = tmp_path / "chat.json"
-    path.write_text(json.dumps(chat("k-9")), encoding="utf-8")
-    memory.ingest(path, space=space, layers="")
+    stored_chat(memory, space, tmp_path, "k-9", layers="")
     before = memory.store.read("admin/space_snapshot", space=space)
     for args, says in (({"conversation": "nope"}, "no conversation 'nope'"),
                        ({"conversation": "c", "turns": ["s9:9"]}, "has no turn 's9:9'"),
@@ -154,10 +159,8 @@ def test_forgetting_what_is_not_there_changes_nothing(memory: Memory, space: str
 def test_a_corrected_message_is_what_is_found(memory: Memory, space: str, tmp_path: Path,
                                              keep_old: bool) -> None:
     old = f"porto{uuid.uuid4().hex[:6]}"
-    path = tmp_path / "chat.json"
-    path.write_text(json.dumps(chat(old)), encoding="utf-8")
-    memory.ingest(path, space=space)
-    question = "What is my locker code at the gym?"
+    stored_chat(memory, space, tmp_path, old)
+    question = QUESTION
     assert old in memory.search(question, space=space, budget=200).context
     [turn] = [m.turn_id for m in memory.messages(space, "c").messages if m.id == "s1:2"]
     new = "My locker code at the gym is lisbon9981 now, I changed it."
