@@ -203,8 +203,8 @@ class LiveWriter:
                 except Superseded:  # a message arrived meanwhile: derive from what is now
                     if attempt == ATTEMPTS - 1:
                         raise
-                    [*again] = self.store.read("ingest/pending_conversations", space=space,
-                                               conversation_id=conversation_id(space, key))
+                    again = self.store.read("ingest/pending_conversations", space=space,
+                                            conversation_id=conversation_id(space, key))
                     if not again:  # another client derived it all
                         break
                     row = again[0]
