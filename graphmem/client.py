@@ -31,6 +31,7 @@ from graphmem.models import Answer, ConversationRecord, SearchResult
 from graphmem.prompts import answer as answer_prompt
 from graphmem.providers.embedder import Embedder, MemoEmbedder, SentenceTransformerEmbedder
 from graphmem.providers.llm import LLM, OpenAICompatibleLLM, TokenUsage
+from graphmem.providers.telemetry import stage, timed
 from graphmem.retrieve.base import Query, RetrievalContext, space_state
 from graphmem.retrieve.packing import pack
 from graphmem.retrieve.ppr import ProjectionCache
@@ -313,12 +314,16 @@ class Memory(SpaceAdmin):
         llm = self.llm if self.settings.llm_retrieval else None
         context = RetrievalContext(self.store, self.embedder, Query(question, self.embedder),
                                    self.projections, llm, self.caches)
-        hits = chosen.search(context, space, budget)
-        packed = pack(hits, budget)
+        with timed() as timings, stage("graphmem.search", space=space, strategy=name,
+                                       budget=budget):
+            hits = chosen.search(context, space, budget)
+            packed = pack(hits, budget)
         latency = (time.perf_counter() - began) * 1000
         return SearchResult(question=question, space=space, strategy=name, budget=budget,
                             hits=hits, context=packed.context, context_tokens=packed.tokens,
-                            included=packed.included, latency_ms=latency)
+                            included=packed.included, latency_ms=latency,
+                            timings_ms={k: round(v, 2) for k, v in timings.items()
+                                        if k != "graphmem.search"})
 
     def answer(
         self, question: str, *, space: str, strategy: str | None = None,

@@ -90,6 +90,9 @@ class SearchResult(BaseModel):
     context_tokens: int
     included: list[str] = Field(description="ids of the hits that fit into the context")
     latency_ms: float
+    timings_ms: dict[str, float] = Field(default_factory=dict, description=(
+        "milliseconds by stage (space_state, question, table, candidates, ranking, packing; "
+        "source.* per kind of candidate source), as far as the strategy reports them"))
 
 
 class Answer(BaseModel):

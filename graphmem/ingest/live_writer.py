@@ -75,6 +75,10 @@ class LiveWorker:
             self._cond.notify_all()
             return self._cond.wait_for(lambda: not self._due and not self._busy, timeout)
 
+    def backlog(self) -> int:
+        with self._cond:
+            return len(self._due) + self._busy
+
     def close(self) -> None:
         self.flush()
         with self._cond:
@@ -233,6 +237,10 @@ class LiveWriter:
 
     def flush(self, timeout: float | None = None) -> bool:
         return self._worker.flush(timeout) if self._worker is not None else True
+
+    def backlog(self) -> int:
+        """Conversations waiting for (or in) the background derivation."""
+        return self._worker.backlog() if self._worker is not None else 0
 
     def close(self) -> None:
         if self._worker is not None:

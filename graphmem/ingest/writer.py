@@ -22,6 +22,7 @@ from graphmem.ingest.ids import check_space
 from graphmem.ingest.layer import Job, Layer, LayerContext, LayerResult
 from graphmem.ingest.layers import LAYERS, layer_names
 from graphmem.models import ConversationRecord
+from graphmem.providers.telemetry import stage
 from graphmem.store import Tx
 
 
@@ -149,12 +150,21 @@ class GraphWriter:
         the space's lock, then ``check`` (which may raise to abandon the write when what the
         computing read has changed since: it reads after every earlier writer committed),
         the layers, the sessions' layer marks, and ``finish``."""
+        with stage("graphmem.ingest", space=space, conversation=conv.key, what=self.what,
+                   layers=[layer.name for layer in self.layers]):
+            self._write_one(space, conv, report, finish, lock, check)
+
+    def _write_one(self, space: str, conv: ConversationRecord, report: IngestReport,
+                   finish: Callable[[Tx, Job], None] | None,
+                   lock: AbstractContextManager[Any] | None,
+                   check: Callable[[Tx, Job], None] | None) -> None:
         job = Job(space, conv, self._load)
         payloads: list[tuple[Layer[Any], Any, float]] = []
         for layer in self.layers:
             began = time.perf_counter()
-            payload = layer.prepare(job)
-            job.handoffs[layer.name] = layer.handoff(payload)
+            with stage(f"layer.{layer.name}"):
+                payload = layer.prepare(job)
+                job.handoffs[layer.name] = layer.handoff(payload)
             payloads.append((layer, payload, time.perf_counter() - began))
         written = [layer.name for layer in self.layers]
 
@@ -170,7 +180,7 @@ class GraphWriter:
                 finish(tx, job)
             tx.record(space, self.what)
 
-        with lock or nullcontext():
+        with lock or nullcontext(), stage("write"):
             began = time.perf_counter()
             self.context.store.write_tx(work, "ingest/conversation")
             report.write_seconds += time.perf_counter() - began

@@ -26,6 +26,7 @@ from graphmem.errors import MissingLayerError
 from graphmem.models import Hit
 from graphmem.nlp import parse
 from graphmem.providers.embedder import Embedder
+from graphmem.providers.telemetry import stage
 from graphmem.retrieve.space_cache import SpaceCaches
 from graphmem.store import GraphStore
 from graphmem.text import arguments_of, lucene_terms
@@ -137,7 +138,8 @@ class Strategy(ABC, Generic[C]):
     def search(self, ctx: RetrievalContext, space: str, budget: int) -> list[Hit]:
         """Hits for ``ctx.query`` from ``space`` only, enough to fill ``budget`` tokens;
         none for a space that holds nothing."""
-        state = space_state(ctx.store, space, self.needs + self.uses)
+        with stage("space_state"):
+            state = space_state(ctx.store, space, self.needs + self.uses)
         if state.sessions == 0:
             return []
         for layer, lacking in state.missing.items():

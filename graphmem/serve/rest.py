@@ -33,6 +33,7 @@ from graphmem.errors import (
 )
 from graphmem.models import MessagePage, SpaceChange, StoredConversation, StoredUnit
 from graphmem.serve.access import AccessError, Spaces, caller_id, spaces_of
+from graphmem.serve.metrics import Metrics
 from graphmem.serve.schemas import (
     AddIn,
     AddOut,
@@ -98,6 +99,8 @@ def build_app(memory: Memory, tokens: Mapping[str, Spaces], max_body_bytes: int)
     app = FastAPI(title="graphmem", version=__version__,
                   description="Long-term memory for conversational agents, on Neo4j.")
     app.state.tokens = dict(tokens)
+    metrics = Metrics(memory)
+    metrics.install(app)
 
     @app.middleware("http")
     async def limit_size(request: Request,
@@ -164,15 +167,18 @@ def build_app(memory: Memory, tokens: Mapping[str, Spaces], max_body_bytes: int)
     @app.post("/v1/spaces/{space}/conversations/{conversation}/messages")
     def add_messages(space: str, conversation: str, body: AddIn, who: Caller) -> AddOut:
         """Remember messages; they are searchable when this returns."""
-        return AddOut.of(memory.add_messages(who.resolve(space), conversation,
-                                             [m.message() for m in body.messages],
-                                             session=body.session))
+        report = memory.add_messages(who.resolve(space), conversation,
+                                     [m.message() for m in body.messages], session=body.session)
+        metrics.added(report)
+        return AddOut.of(report)
 
     @app.post("/v1/spaces/{space}/search")
     def search(space: str, body: QuestionIn, who: Caller) -> SearchOut:
         """The memory context for a question, within a token budget."""
-        return SearchOut.of(memory.search(body.question, space=who.resolve(space),
-                                          strategy=body.strategy, budget=body.budget))
+        result = memory.search(body.question, space=who.resolve(space),
+                               strategy=body.strategy, budget=body.budget)
+        metrics.searched(result.strategy)
+        return SearchOut.of(result)
 
     @app.post("/v1/spaces/{space}/answer")
     def answer(space: str, body: QuestionIn, who: Caller) -> AnswerOut:

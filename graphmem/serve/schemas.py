@@ -59,12 +59,15 @@ class SearchOut(BaseModel):
     strategy: str
     hits: list[HitOut] = Field(description="the pieces the context is made of")
     latency_ms: float
+    timings_ms: dict[str, float] = Field(default_factory=dict,
+                                         description="milliseconds by stage of the search")
 
     @classmethod
     def of(cls, result: SearchResult) -> SearchOut:
         shown = set(result.included)
         return cls(context=result.context, context_tokens=result.context_tokens,
                    strategy=result.strategy, latency_ms=round(result.latency_ms, 1),
+                   timings_ms=result.timings_ms,
                    hits=[HitOut(text=h.text, score=round(h.score, 4), kind=h.kind,
                                 date=h.started_at.date().isoformat() if h.started_at
                                 else h.date_text, source_ids=h.source_ids)

@@ -66,6 +66,13 @@ def test_rest_round_trip_and_tenants(server: tuple[str, str, str], memory: Memor
     found = alice.post(f"/v1/spaces/{space}/search", json={"question": "What did Maya adopt?",
                                                            "budget": 300})
     assert found.status_code == 200 and "Pepper" in found.json()["context"]
+    assert {"candidates", "ranking", "packing"} <= set(found.json()["timings_ms"])
+    metrics = httpx.get(f"{url}/metrics").text  # no token: no space or token in its labels
+    assert 'graphmem_searches_total{strategy="graphmem"} 1.0' in metrics
+    assert "graphmem_messages_added_total 1.0" in metrics
+    assert ('graphmem_requests_total{method="POST",route="/v1/spaces/{space}/search",'
+            'status="200"} 1.0') in metrics
+    assert "graphmem_derivation_backlog" in metrics and space not in metrics
     assert alice.get("/v1/spaces").json() == [{"space": space, "conversations": 2,
                                                "turns": 18}]
 

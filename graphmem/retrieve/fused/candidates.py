@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from graphmem.providers.telemetry import stage
 from graphmem.retrieve.base import RetrievalContext, SpaceState
 from graphmem.retrieve.fused.space_index import SpaceTurns
 from graphmem.retrieve.fused.space_vectors import DENSE_SOURCES, SpaceVectors, space_vectors
@@ -90,20 +91,23 @@ def gather(ctx: RetrievalContext, state: SpaceState, table: SpaceTurns, pools: P
     signals = Signals(sources=use)
     at = table.index.get
     if "bm25" in use:
-        scores = table.bm25(ctx.query.text)
-        order = np.argsort(-scores, kind="stable")[: pools.turns]
-        for rank, i in enumerate(int(i) for i in order if scores[i] > 0):
-            signals.add("bm25", i, rank, float(scores[i]))
+        with stage("source.bm25"):
+            scores = table.bm25(ctx.query.text)
+            order = np.argsort(-scores, kind="stable")[: pools.turns]
+            for rank, i in enumerate(int(i) for i in order if scores[i] > 0):
+                signals.add("bm25", i, rank, float(scores[i]))
     dense = [s for s in use if s in DENSE_SOURCES]
-    held = space_vectors(ctx.store, state, dense, ctx.caches) if dense else None
-    if held is not None:
-        signals.held = held
-        query = np.asarray(ctx.query.embedding, dtype=np.float32)
-        _score_held(signals, held, query, pools, at)
+    with stage("source.vectors", sources=dense):
+        held = space_vectors(ctx.store, state, dense, ctx.caches) if dense else None
+        if held is not None:
+            signals.held = held
+            query = np.asarray(ctx.query.embedding, dtype=np.float32)
+            _score_held(signals, held, query, pools, at)
     reads = sorted((s for s in use if s != "bm25" and (held is None or s not in dense)),
                    key=COSTLY_FIRST.index)
     if reads:
-        _add_found(signals, _read(ctx, state, pools, reads), at)
+        with stage("source.neo4j", sources=reads):
+            _add_found(signals, _read(ctx, state, pools, reads), at)
     return signals
 
 

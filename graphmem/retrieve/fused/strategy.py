@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from graphmem.models import Hit
+from graphmem.providers.telemetry import stage
 from graphmem.retrieve.base import RetrievalContext, SpaceState, Strategy
 from graphmem.retrieve.fused.candidates import OPTIONAL_LAYERS, Pools, gather
 from graphmem.retrieve.fused.features import FEATURES, analyse, candidate_rows, matrix
@@ -183,14 +184,21 @@ class FusedSearch(Strategy[FusedConfig]):
                             state.space, state.turns, limit)
             return TurnSearch("turns", TurnSearchConfig()).retrieve(ctx, state, budget)
         ranker = load_ranker(c.model)
-        table = space_turns(ctx.store, state, ctx.caches)
-        signals = gather(ctx, state, table, c.pools.scaled(budget), c.sources)
-        rows = candidate_rows(table, signals)
-        p = ranker.probabilities(matrix(table, signals, analyse(ctx.query), rows))
-        gamma = ranker.gamma if c.gamma is None else c.gamma
-        statements = (turn_statements(ctx, state, table, rows, signals.held) if c.statements
-                      else None)
-        costs, heads, sessions, shorts = packing_inputs(table, rows, statements)
-        chosen = select(costs, heads, sessions, p, budget, gamma, c.headers, shorts)
-        return render(table, [(rows[n], float(p[n]), None if whole or statements is None
-                               else statements[n]) for n, whole in chosen], c.headers)
+        with stage("question"):
+            asked = analyse(ctx.query)
+            _ = ctx.query.embedding
+        with stage("table"):
+            table = space_turns(ctx.store, state, ctx.caches)
+        with stage("candidates"):
+            signals = gather(ctx, state, table, c.pools.scaled(budget), c.sources)
+            rows = candidate_rows(table, signals)
+        with stage("ranking", candidates=len(rows)):
+            p = ranker.probabilities(matrix(table, signals, asked, rows))
+        with stage("packing"):
+            gamma = ranker.gamma if c.gamma is None else c.gamma
+            statements = (turn_statements(ctx, state, table, rows, signals.held)
+                          if c.statements else None)
+            costs, heads, sessions, shorts = packing_inputs(table, rows, statements)
+            chosen = select(costs, heads, sessions, p, budget, gamma, c.headers, shorts)
+            return render(table, [(rows[n], float(p[n]), None if whole or statements is None
+                                   else statements[n]) for n, whole in chosen], c.headers)
