@@ -1,0 +1,146 @@
+"""Writers and readers at once through REST: a `graphmem serve` of its own, N writer clients
+adding messages one per request (half to their own conversation, half to one conversation all
+of them share) while M reader clients search, LLM-free.
+
+    python benchmarks/service_load.py [--writers 4] [--messages 20] [--readers 2] [--out load.json]
+
+Reports throughput, p50/p95 per kind of request, errors, the derivation backlog over time (from
+`/metrics`) and, once the server's worker is idle, the messages acknowledged but not stored:
+it must be 0. Traffic goes to the loopback only; every loop is bounded in count and time.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import threading
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+
+import httpx
+from common import ROOT, make_parser, publish
+
+from graphmem.client import Memory
+from graphmem.eval.metrics import percentile
+
+TOKEN = "service-load-token-" + uuid.uuid4().hex[:8]
+
+
+def backlog(url: str) -> float:
+    for line in httpx.get(f"{url}/metrics", timeout=10).text.splitlines():
+        if line.startswith("graphmem_derivation_backlog "):
+            return float(line.split()[1])
+    return float("nan")
+
+
+def main() -> None:
+    parser = make_parser(__doc__)
+    parser.add_argument("--writers", type=int, default=4)
+    parser.add_argument("--messages", type=int, default=20, help="per writer")
+    parser.add_argument("--readers", type=int, default=2)
+    parser.add_argument("--out", type=Path, default=None)
+    args = parser.parse_args()
+    space = f"bench-load-{uuid.uuid4().hex[:6]}"
+    port = 18000 + os.getpid() % 1000
+    url = f"http://127.0.0.1:{port}"
+    env = {**os.environ, "GRAPHMEM_REST_TOKENS": json.dumps({TOKEN: [space]})}
+    server = subprocess.Popen([sys.executable, "-m", "graphmem", "serve", "--port", str(port)],
+                              env=env, cwd=ROOT, stdout=subprocess.DEVNULL)
+    headers = {"Authorization": f"Bearer {TOKEN}"}
+    took: dict[str, list[float]] = {"add": [], "search": []}
+    errors: list[str] = []
+    acked: list[tuple[str, str]] = []  # (conversation, message id)
+    lock = threading.Lock()
+    writing = threading.Event()
+    try:
+        deadline = time.monotonic() + 180
+        while True:  # the server loads its models, then answers
+            try:
+                if httpx.get(f"{url}/v1/health", timeout=2).status_code == 200:
+                    break
+            except httpx.TransportError:
+                pass
+            if server.poll() is not None or time.monotonic() > deadline:
+                raise SystemExit("the server did not start")
+            time.sleep(0.5)
+
+        def write(n: int) -> None:
+            with httpx.Client(base_url=url, headers=headers, timeout=120) as client:
+                for i in range(args.messages):
+                    conversation = "shared" if i % 2 else f"own-{n}"
+                    ident = f"w{n}-{i}"
+                    began = time.perf_counter()
+                    answer = client.post(
+                        f"/v1/spaces/{space}/conversations/{conversation}/messages",
+                        json={"messages": [{"speaker": f"Writer{n}", "id": ident,
+                                            "text": f"Note {i} from writer {n}: bought "
+                                                    f"{i + 2} apples at market {n}."}]})
+                    with lock:
+                        took["add"].append((time.perf_counter() - began) * 1000)
+                        if answer.status_code == 200 and ident in answer.json()["added"]:
+                            acked.append((conversation, ident))
+                        else:
+                            errors.append(f"add {answer.status_code}")
+
+        def read(n: int) -> None:
+            with httpx.Client(base_url=url, headers=headers, timeout=120) as client:
+                for i in range(10_000):  # bounded; stops when the writers are done
+                    if not writing.is_set():
+                        return
+                    began = time.perf_counter()
+                    answer = client.post(f"/v1/spaces/{space}/search", json={
+                        "question": f"How many apples did writer {i % args.writers} buy?",
+                        "budget": 300})
+                    with lock:
+                        took["search"].append((time.perf_counter() - began) * 1000)
+                        if answer.status_code != 200:
+                            errors.append(f"search {answer.status_code}")
+
+        writing.set()
+        began = time.perf_counter()
+        threads = [threading.Thread(target=write, args=(n,)) for n in range(args.writers)]
+        readers = [threading.Thread(target=read, args=(n,)) for n in range(args.readers)]
+        for thread in (*threads, *readers):
+            thread.start()
+        series: list[tuple[float, float]] = []
+        while any(t.is_alive() for t in threads):
+            series.append((round(time.perf_counter() - began, 1), backlog(url)))
+            time.sleep(0.5)
+        wrote = time.perf_counter() - began
+        writing.clear()
+        for thread in readers:
+            thread.join(timeout=120)
+        drained = None
+        for _ in range(240):  # the worker catches up: at most two minutes
+            level = backlog(url)
+            series.append((round(time.perf_counter() - began, 1), level))
+            if level == 0:
+                drained = round(time.perf_counter() - began - wrote, 1)
+                break
+            time.sleep(0.5)
+        with Memory() as memory:
+            stored = {(c.conversation, m.id) for c in memory.conversations(space)
+                      for m in memory.messages(space, c.conversation, limit=1000).messages}
+            memory.delete_space(space)
+    finally:
+        server.terminate()
+        server.wait(timeout=60)
+    result: dict[str, Any] = {
+        "writers": args.writers, "messages_per_writer": args.messages, "readers": args.readers,
+        "writing_seconds": round(wrote, 1),
+        "messages_per_second": round(len(took["add"]) / wrote, 1),
+        "searches_per_second": round(len(took["search"]) / wrote, 1),
+        **{f"{kind} ms": {"p50": round(percentile(ms, 50), 1), "p95": round(percentile(ms, 95), 1),
+                          "n": len(ms)} for kind, ms in took.items() if ms},
+        "errors": len(errors), "acknowledged": len(acked),
+        "lost": len(set(acked) - stored), "backlog_max": max(b for _, b in series),
+        "backlog_drained_after_writes_s": drained, "backlog": series[::4]}
+    publish(result, args.out)
+
+
+if __name__ == "__main__":
+    main()
