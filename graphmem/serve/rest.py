@@ -94,6 +94,12 @@ def error(status: int, kind: str, message: str, field: str | None = None,
                         status_code=status, headers=headers)
 
 
+def named(conversation: str | None) -> str:
+    if conversation is None:
+        raise InputError("name the conversation in the body", field="conversation")
+    return conversation
+
+
 def build_app(memory: Memory, tokens: Mapping[str, Spaces], max_body_bytes: int) -> FastAPI:
     """The REST app over ``memory``; ``tokens`` maps each bearer token to its spaces."""
     app = FastAPI(title="graphmem", version=__version__,
@@ -172,6 +178,12 @@ def build_app(memory: Memory, tokens: Mapping[str, Spaces], max_body_bytes: int)
         metrics.added(report)
         return AddOut.of(report)
 
+    @app.post("/v1/spaces/{space}/messages")
+    def add_messages_to(space: str, body: AddIn, who: Caller) -> AddOut:
+        """The same, the conversation named in the body (a key holding '/' cannot be a path
+        segment)."""
+        return add_messages(space, named(body.conversation), body, who)
+
     @app.post("/v1/spaces/{space}/search")
     def search(space: str, body: QuestionIn, who: Caller) -> SearchOut:
         """The memory context for a question, within a token budget."""
@@ -199,6 +211,13 @@ def build_app(memory: Memory, tokens: Mapping[str, Spaces], max_body_bytes: int)
         return memory.messages(who.resolve(space), conversation, since=since, limit=limit,
                                newest_first=newest_first, cursor=cursor)
 
+    @app.get("/v1/spaces/{space}/messages")
+    def messages_of(space: str, conversation: str, who: Caller, since: datetime | None = None,
+                    limit: int = 100, newest_first: bool = False,
+                    cursor: int | None = None) -> MessagePage:
+        """The same page, the conversation given as a query parameter."""
+        return messages(space, conversation, who, since, limit, newest_first, cursor)
+
     @app.get("/v1/spaces/{space}/units/{unit_id:path}")
     def unit(space: str, unit_id: str, who: Caller) -> StoredUnit:
         """Any stored node by its id (URL-encoded), with the turns it comes from."""
@@ -217,6 +236,11 @@ def build_app(memory: Memory, tokens: Mapping[str, Spaces], max_body_bytes: int)
     def history(space: str, who: Caller, limit: int = 100) -> list[SpaceChange]:
         """What changed in the space, newest first (kinds and counts, never content)."""
         return memory.history(who.resolve(space), limit=limit)
+
+    @app.post("/v1/spaces/{space}/forget")
+    def forget_in(space: str, body: ForgetIn, who: Caller) -> ForgetOut:
+        """The same forget, the conversation named in the body."""
+        return forget(space, named(body.conversation), body, who)
 
     @app.post("/v1/spaces/{space}/corrections")
     def correct(space: str, body: CorrectIn, who: Caller) -> CorrectOut:

@@ -35,6 +35,8 @@ class MessageIn(BaseModel):
 
 class AddIn(BaseModel):
     messages: list[MessageIn]
+    conversation: str | None = Field(default=None, description=(
+        "the conversation, for the route without it in the path (any key, '/' included)"))
     session: str | None = Field(default=None, description="a session key; default: the open "
                                 "session, or a new one after the configured silence")
 
@@ -109,6 +111,8 @@ class SpaceOut(BaseModel):
 
 
 class ForgetIn(BaseModel):
+    conversation: str | None = Field(default=None, description=(
+        "the conversation, for the route without it in the path (any key, '/' included)"))
     sessions: list[str] = Field(default_factory=list, description="session keys to forget")
     messages: list[str] = Field(default_factory=list, description=(
         "message ids to forget; with neither, the whole conversation is forgotten"))

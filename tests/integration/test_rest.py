@@ -175,3 +175,13 @@ def test_rest_lists_inspects_and_forgets(server: tuple[str, str, str], memory: M
     assert changes[4]["what"] == "ingest" and changes[4]["surface"] == "python"
     assert ALICE not in json.dumps(changes)  # a digest of the token, never the token
     assert bob.get(f"/v1/spaces/{space}/history").status_code == 403
+    # a conversation key holding '/' (no path segment can carry it): named in body or query
+    slashed = alice.post(f"/v1/spaces/{space}/messages", json={
+        "conversation": "team/alpha", "messages": [{"speaker": "Ann", "text": "Standup at 9."}]})
+    assert slashed.status_code == 200 and slashed.json()["conversation"] == "team/alpha"
+    listed = alice.get(f"/v1/spaces/{space}/messages", params={"conversation": "team/alpha"})
+    assert [m["text"] for m in listed.json()["messages"]] == ["Standup at 9."]
+    assert alice.post(f"/v1/spaces/{space}/forget", json={"conversation": "team/alpha"}).json()[
+        "whole_conversation"] is True
+    unnamed = alice.post(f"/v1/spaces/{space}/forget", json={})
+    assert unnamed.status_code == 400 and unnamed.json()["error"]["field"] == "conversation"
