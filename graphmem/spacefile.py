@@ -212,7 +212,7 @@ def read_space_file(path: Path, dimensions: int) -> SpaceFile:
         raise InputError("no such file", file=str(path))
     lines = _lines(path)
     first = next(lines, None)
-    if first is None or first[1].get("format") != FORMAT:
+    if first is None or not isinstance(first[1], dict) or first[1].get("format") != FORMAT:
         raise InputError(f"not a graphmem space file (no {FORMAT!r} header)", file=str(path))
     header = first[1]
     if header.get("version") != VERSION:
@@ -254,7 +254,7 @@ def read_space_file(path: Path, dimensions: int) -> SpaceFile:
                                       "props": {k: decode(v) for k, v in row["props"].items()}})
             else:
                 raise InputError("neither a node nor a relationship", **where)
-        except (KeyError, TypeError, ValueError) as exc:
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:
             raise InputError(f"malformed line ({exc})", **where) from exc
     if sum(node["labels"] == ["Space"] for node in nodes) != 1:
         raise InputError("the file must hold its space's own Space node, once", file=str(path))

@@ -172,3 +172,24 @@ def test_an_endless_device_is_refused_at_the_limit() -> None:
 
 def test_a_directory_is_an_input_error(tmp_path: Path) -> None:
     assert "cannot read" in str(rejection(tmp_path))
+
+
+HEADER = {"format": "graphmem-space", "version": 1, "space": "s", "dimensions": 384,
+          "nodes": 1, "relationships": 0}
+
+
+@pytest.mark.parametrize(("rows", "says"), [
+    ([HEADER, {"k": 0, "labels": ["Space"], "props": []}], "line 2: malformed line"),
+    ([[1, 2]], "not a graphmem space file"),
+    ([HEADER, {"k": 0, "labels": "Space", "props": {"id": "s"}}], "line 2: labels"),
+    ([HEADER, "text"], "line 2: neither a node nor a relationship"),
+])
+def test_a_broken_backup_is_bad_input_naming_the_line(tmp_path: Path, rows: list[Any],
+                                                      says: str) -> None:
+    from graphmem.spacefile import read_space_file
+
+    path = tmp_path / "backup.jsonl.gz"
+    with gzip.open(path, "wt") as out:
+        out.writelines(json.dumps(row) + "\n" for row in rows)
+    with pytest.raises(InputError, match=says):
+        read_space_file(path, 384)
