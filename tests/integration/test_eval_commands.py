@@ -54,8 +54,9 @@ def test_eval_locomo_contract(tmp_path: Path, cleanup: None, neo4j_server: objec
     assert entry["n_questions"] == 2  # category 5 is left out
     assert entry["qa"] is None
     # with 1,000 tokens the whole 5-turn conversation fits: every evidence turn is covered
-    assert entry["evidence_recall"]["1000"] == 1.0
+    assert entry["evidence_recall"]["1000"] == 1.0 == entry["any_evidence"]["1000"]
     assert 0.0 <= entry["evidence_recall"]["20"] < 1.0
+    assert entry["any_evidence"]["20"] >= entry["evidence_recall"]["20"]
     assert set(entry["evidence_recall_by_category"]) == {"single-hop", "multi-hop"}
     assert entry["latency_ms"]["p95"] >= entry["latency_ms"]["p50"] > 0
     assert out.with_suffix(".md").read_text().startswith("# locomo")
@@ -123,3 +124,21 @@ def test_unknown_strategy_fails_before_work(tmp_path: Path) -> None:
     code, text = run("eval", "locomo", "--data", str(DATA / "mini_locomo.json"), "--strategy",
                      "nope", "--out", str(tmp_path / "x.json"))
     assert code == 1 and "unknown strategy" in text
+
+
+def test_eval_on_a_multi_party_meeting_with_span_evidence(tmp_path: Path, cleanup: None,
+                                                         neo4j_server: object) -> None:
+    """QMSum's shape end to end: several speakers, an empty turn skipped, span evidence (a
+    question answered by a long span reaches some of its turns before all of them)."""
+    out = tmp_path / "qmsum.json"
+    code, text = run("eval", "locomo", "--data", str(DATA / "mini_qmsum.json"),
+                     "--strategy", "turns", "--strategy", "graphmem", "--budgets", "15,1000",
+                     "--out", str(out))
+    assert code == 0, text
+    for entry in load(out)["strategies"].values():
+        assert entry["n_questions"] == 1 and set(entry["evidence_recall_by_category"]) == {
+            "specific"}
+        assert entry["any_evidence"]["1000"] == 1.0 == entry["evidence_recall"]["1000"]
+        # 15 tokens hold one line: some of the span, never all of it
+        assert entry["any_evidence"]["15"] >= entry["evidence_recall"]["15"]
+        assert entry["evidence_recall"]["15"] < 1.0

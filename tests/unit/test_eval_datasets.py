@@ -34,3 +34,25 @@ def test_sampling_is_reproducible_and_keeps_order() -> None:
     assert sample(questions, 50, seed=7) == questions
     picked = [questions.index(q) for q in first]
     assert len(first) == 5 and picked == sorted(picked)
+
+
+def test_multi_party_and_span_datasets_in_locomos_shape() -> None:
+    friends = locomo_questions(DATA / "mini_friendsqa.json")
+    assert [(q.category, list(q.evidence)) for q in friends] == [
+        ("what", ["D1:2"]), ("who", ["D2:1"])]  # string categories, named after the dataset
+    [meeting] = locomo_questions(DATA / "mini_qmsum.json")
+    assert meeting.category == "specific" and meeting.extra["spans"] == [["D1:1", "D1:4"]]
+    assert list(meeting.evidence) == ["D1:1", "D1:2", "D1:4"]  # D1:3 is empty: not stored
+
+
+def test_multi_party_conversations_load_with_every_speaker() -> None:
+    from graphmem.ingest.inputs.loaders import parse_file
+
+    [friends] = parse_file(DATA / "mini_friendsqa.json", "locomo").conversations
+    assert friends.speakers == ["Ross Geller", "Monica Geller", "Chandler Bing",
+                                "Joey Tribbiani", "Rachel Green", "Phoebe Buffay"]
+    meetings = parse_file(DATA / "mini_qmsum.json", "locomo", bad_turns="skip")
+    [meeting] = meetings.conversations
+    assert [t.source_id for t in meeting.sessions[0].turns] == ["D1:1", "D1:2", "D1:4", "D1:5"]
+    assert [w.rsplit(": ", 1)[-1] for w in meetings.warnings] == [
+        "skipped empty turn conversation.session_1[2]"]  # the evaluation's policy: skip, say
