@@ -11,7 +11,9 @@
 - Lucene terms of a question (:func:`lucene_terms`);
 - characters and places: the key a name or a place is compared by (:func:`character_key`,
   :func:`place_key`) and a space's cast of characters with its fuzzy merge of names
-  (:class:`Cast`), for the scenes layer and the strategies that match a question's persons.
+  (:class:`Cast`), for the scenes layer and the strategies that match a question's persons;
+- who is who: the names speakers are called by in the conversation itself
+  (:func:`speaker_aliases`).
 
 This module imports nothing else of graphmem, so any module may use it.
 """
@@ -120,12 +122,20 @@ def place_key(place: str) -> str:
 
 class Cast:
     """The characters of one space: a display name per key, and the fuzzy merge of new names
-    into known ones (speakers and stored characters are known first)."""
+    into known ones (speakers and stored characters are known first); ``aliases`` maps a
+    name a character is also called by (lower case) to its key, and wins over the fuzzy
+    match."""
 
-    def __init__(self, known: Iterable[str] = ()) -> None:
+    def __init__(self, known: Iterable[str] = (),
+                 aliases: dict[str, Iterable[str]] | None = None) -> None:
         self.names: dict[str, str] = {}
+        self.aliases: dict[str, str] = {}
         for name in known:
             self.add(name)
+        for name, called in (aliases or {}).items():
+            key = self.add(name)
+            for alias in called:
+                self.aliases.setdefault(alias.lower(), key)
 
     def add(self, name: str) -> str:
         key = character_key(name)
@@ -140,6 +150,8 @@ class Cast:
         key = character_key(mention)
         if not key or key in self.names:
             return key
+        if key in self.aliases:
+            return self.aliases[key]
         best = process.extractOne(key, list(self.names), scorer=fuzz.WRatio,
                                   processor=utils.default_process, score_cutoff=MERGE_SCORE)
         return str(best[0]) if best is not None else self.add(mention)
@@ -148,6 +160,90 @@ class Cast:
         """Keys of the known characters ``text`` names (no new one is made)."""
         from rapidfuzz import fuzz, process, utils
 
+        if character_key(text) in self.aliases:
+            return [self.aliases[character_key(text)]]
         found = process.extractOne(character_key(text), list(self.names), scorer=fuzz.WRatio,
                                    processor=utils.default_process, score_cutoff=MERGE_SCORE)
         return [str(found[0])] if found is not None else []
+
+
+# ---------------------------------------------------------------------------- who is who
+_NAME = r"([A-Z][a-z]{1,14})"
+_OPENERS = (r"hi|hey|hello|hiya|heya|yo|morning|evening|good (?:morning|evening|night)|"
+            r"thanks|thank you|thx|bye|congrats|congratulations|aww*|oh|wow|omg|sorry|"
+            r"welcome back|dear|happy birthday")
+# "Hey Kate!", "Thanks, Kate.", "Morning Jo, ..." at the start of a turn
+_GREETED = re.compile(rf"^\W*(?:{_OPENERS})[\s,!.]+{_NAME}(?=\s*(?:[!,.?:;)]|$))",
+                      re.IGNORECASE)
+# "..., Kate!" at the end of a turn
+_CLOSING = re.compile(rf",\s*{_NAME}\s*[!.?]*\W*$")
+_INTRODUCED = re.compile(rf"\b(?:my name is|my name's|call me)\s+{_NAME}\b",
+                         re.IGNORECASE)
+# words a vocative position holds that are not names
+_NOT_NAMES = """
+i i'm im god lord guys man dude bro sis babe baby honey dear everyone everybody all team buddy
+pal mate friend friends love sweetie girl girls boys folks sir madam mom mum dad ma pa yes no
+monday tuesday wednesday thursday friday saturday sunday january february march april may
+june july august september october november december today tonight tomorrow yesterday
+haha lol wow omg thanks thank hey hi hello oh so well there again too
+"""
+NOT_NAMES = frozenset(_NOT_NAMES.split())
+
+
+def _candidates(text: str) -> tuple[list[str], list[str]]:
+    """Names ``text`` calls its addressee by, and names its speaker gives as their own."""
+    def names(found: Iterable[str]) -> list[str]:
+        return [n for n in found if n.lower() not in NOT_NAMES]
+
+    called = names(m.group(1) for rx in (_GREETED, _CLOSING) if (m := rx.search(text)))
+    own = names(m.group(1) for m in _INTRODUCED.finditer(text))
+    return called, own
+
+
+def speaker_aliases(turns: Iterable[tuple[str, str]]) -> dict[str, list[str]]:
+    """The names each speaker is called by in a conversation (``turns``: (speaker, text) in
+    spoken order, sessions one after another), beyond the words of their own label: a name
+    another speaker greets or thanks them by (the addressee is the other speaker of a
+    two-person conversation; with more, the last other speaker before it, else the first
+    after it), and a name they introduce themselves by. With more than two speakers a
+    name must be heard twice. A name that is a word of another speaker's label, that points
+    at two speakers, or that the conversation also writes in lower case ("Wow, Fantastic!",
+    "Thanks, Cool") is nobody's alias."""
+    said = list(turns)
+    lower = {w for _, text in said for w in _WORD.findall(text) if w.islower()}
+    speakers = list(dict.fromkeys(s for s, _ in said))
+    own_words = {s: {w.lower() for w in _WORD.findall(s)} for s in speakers}
+    heard: dict[str, dict[str, int]] = {}
+
+    def note(speaker: str | None, name: str) -> None:
+        if speaker is not None:
+            counts = heard.setdefault(name.lower(), {})
+            counts[speaker] = counts.get(speaker, 0) + 1
+
+    for i, (speaker, text) in enumerate(said):
+        called, own = _candidates(text)
+        for name in own:
+            note(speaker, name)
+        if not called:
+            continue
+        others = [s for s in speakers if s != speaker]
+        to: str | None
+        if len(speakers) == 2:
+            to = others[0]
+        else:
+            before = next((s for s, _ in reversed(said[:i]) if s != speaker), None)
+            after = next((s for s, _ in said[i + 1:] if s != speaker), None)
+            to = before if before is not None else after
+        for name in called:
+            note(to, name)
+    out: dict[str, list[str]] = {s: [] for s in speakers}
+    need = 1 if len(speakers) <= 2 else 2
+    for name, counts in sorted(heard.items()):
+        if len(counts) != 1:
+            continue
+        (speaker, count), = counts.items()
+        taken = any(name in words for s, words in own_words.items() if s != speaker)
+        if count >= need and not taken and name not in own_words[speaker] \
+                and name not in lower:
+            out[speaker].append(name)
+    return {s: names for s, names in out.items() if names}

@@ -118,8 +118,9 @@ class CastSearch(Strategy[CastConfig]):
         plan = state.vector(c.scene_pool, c.oversample)
         if plan is None:
             return []
-        cast = Cast(row["name"] for row in ctx.store.read("retrieve/space_characters",
-                                                           space=state.space))
+        rows = ctx.store.read("retrieve/space_characters", space=state.space)
+        cast = Cast((row["name"] for row in rows),
+                    aliases={row["name"]: row["aliases"] for row in rows})
         asked = cues.question_cues(ctx.query.text, cast)
         if c.profiles and asked.persons:
             rows = ctx.store.read("retrieve/profile_scenes", space=state.space,

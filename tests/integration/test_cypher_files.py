@@ -588,10 +588,21 @@ def _turn_vectors(store: GraphStore, space: str, memory: Memory) -> None:
 @case("ingest/merge_characters")
 def _characters(store: GraphStore, space: str, memory: Memory) -> None:
     known = store.read("ingest/space_characters", space=space)
-    assert known == [{"key": "jonas", "name": "Jonas"}, {"key": "maya", "name": "Maya"}]
-    row = {"id": f"{space}/%pepper", "key": "pepper", "name": "Pepper", "speaker_id": None}
+    assert known == [{"key": "jonas", "name": "Jonas", "aliases": []},
+                     {"key": "maya", "name": "Maya", "aliases": []}]
+    row = {"id": f"{space}/%pepper", "key": "pepper", "name": "Pepper", "aliases": [],
+           "speaker_id": None}
     assert store.write("ingest/merge_characters", space=space, characters=[row]) == [
         {"characters": 1}]
+    ids = query_rows(store, "MATCH (ch:Character {space: $space, key: 'maya'})"
+                     "-[:SPEAKS_AS]->(s) RETURN ch.id AS character, s.id AS speaker",
+                     space=space)[0]
+    store.write("ingest/merge_characters", space=space, characters=[
+        {"id": ids["character"], "key": "maya", "name": "Maya", "aliases": ["may"],
+         "speaker_id": ids["speaker"]}])  # the aliases land on the character and the speaker
+    assert store.read("retrieve/space_characters", space=space)[1]["aliases"] == ["may"]
+    assert query_rows(store, "MATCH (s:Speaker {id: $id}) RETURN s.aliases AS a",
+                      id=ids["speaker"]) == [{"a": ["may"]}]
     speakers = query_rows(store, "MATCH (:Character {space: $space})-[:SPEAKS_AS]->(s) "
                           "RETURN count(s) AS n", space=space)
     assert speakers == [{"n": 2}]  # a person only mentioned speaks as nobody

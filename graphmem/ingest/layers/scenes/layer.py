@@ -36,7 +36,7 @@ from graphmem.ingest.layers.scenes.grouping import (
 from graphmem.ingest.layers.scenes.views import build_views, turn_facts
 from graphmem.prompts import scene_summary
 from graphmem.store import Tx
-from graphmem.text import Cast, character_key, display_name, turn_line
+from graphmem.text import Cast, character_key, display_name, speaker_aliases, turn_line
 
 
 def character_id(space: str, key: str) -> str:
@@ -84,7 +84,9 @@ class SceneLayer(Layer[ScenePayload]):
                    for row in self.store.read("ingest/turn_vectors", space=space,
                                               conversation_id=cid)}
         vectors.update({k: np.asarray(v, dtype=np.float32) for k, v in handed.vectors.items()})
-        cast = Cast([display_name(s) for s in conv.speakers])
+        called = speaker_aliases((t.speaker, t.text) for s in conv.sessions for t in s.turns)
+        cast = Cast([display_name(s) for s in conv.speakers],
+                    aliases={display_name(s): names for s, names in called.items()})
         for row in self.store.read("ingest/space_characters", space=space):
             cast.names.setdefault(row["key"], row["name"])
         views = build_views(conv, turn_facts(conv), cast, self.config.window)
@@ -112,6 +114,7 @@ class SceneLayer(Layer[ScenePayload]):
             name = cast.names[key]
             payload.characters.append({
                 "id": character_id(space, key), "key": key, "name": name,
+                "aliases": called.get(speakers[key], []) if key in speakers else [],
                 "speaker_id": speaker_id(space, speakers[key]) if key in speakers else None})
             quoted = [scenes[i].central_turns()[0] for i, _ in featured]
             payload.profiles.append({
