@@ -9,6 +9,7 @@ from graphmem.models import Hit
 from graphmem.retrieve.packing import pack
 
 MAX_SOURCES_FOR_CREDIT = 3
+QUOTE_WORDS = 4  # a shorter evidence text ("OK .") is covered through its source only
 # Lucene's English stop words: no answer is found by them
 STOP_WORDS = frozenset((
     "a", "an", "and", "are", "as", "at", "be", "but", "by", "for", "if", "in", "into", "is", "it",
@@ -24,9 +25,12 @@ def covered_turns(
 
     A turn is covered when its text appears verbatim in the context, or when an included unit
     names it as a source while naming at most three sources in all (a summary of a whole
-    episode earns nothing unless it carries the turns themselves).
+    episode earns nothing unless it carries the turns themselves). Only a text of at least
+    ``QUOTE_WORDS`` words counts verbatim: one "OK ." in the context must not cover every
+    "OK ." of a meeting.
     """
-    covered = {sid for sid, text in evidence_texts.items() if text and text in context}
+    covered = {sid for sid, text in evidence_texts.items()
+               if text and len(WORD.findall(text)) >= QUOTE_WORDS and text in context}
     for hit in included:
         if len(hit.source_ids) <= MAX_SOURCES_FOR_CREDIT:
             covered.update(sid for sid in hit.source_ids if sid in evidence_texts)

@@ -14,7 +14,7 @@ from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 from urllib.parse import unquote
 
 from tqdm import tqdm
@@ -30,6 +30,7 @@ from graphmem.models import ConversationRecord, Hit, SearchResult
 from graphmem.retrieve.packing import pack
 
 Dataset = Literal["locomo", "longmemeval"]
+T = TypeVar("T")
 INGEST_VERSION = "layers-5"  # bump when ingestion writes something new that strategies need
 
 
@@ -39,6 +40,7 @@ class EvalOptions:
     budgets: Sequence[int] = (500, 1000, 2000)
     limit: int | None = None
     seed: int = 0
+    conversations: int | None = None  # a sample of N whole conversations
     llm: bool = False
     qa_budget: int = 1000
     progress: bool = True
@@ -60,12 +62,23 @@ def load_questions(dataset: Dataset, data: Path) -> list[Question]:
     return locomo_questions(data) if dataset == "locomo" else longmemeval_questions(data)
 
 
-def sample(questions: list[Question], limit: int | None, seed: int) -> list[Question]:
-    """A reproducible sample that keeps the file's order."""
+def sample(questions: list[T], limit: int | None, seed: int) -> list[T]:
+    """A reproducible sample that keeps the file's order (of questions, or of conversation
+    keys)."""
     if limit is None or limit >= len(questions):
         return questions
     chosen = sorted(random.Random(seed).sample(range(len(questions)), limit))
     return [questions[i] for i in chosen]
+
+
+def pick(questions: list[Question], limit: int | None, seed: int,
+         conversations: int | None = None) -> list[Question]:
+    """The questions a run measures: a sample of ``limit`` questions, and/or only those of
+    a sample of ``conversations`` whole conversations (both drawn with ``seed``)."""
+    if conversations is not None:
+        keep = set(sample(sorted({q.conversation for q in questions}), conversations, seed))
+        questions = [q for q in questions if q.conversation in keep]
+    return sample(questions, limit, seed)
 
 
 def space_prefix(dataset: Dataset, data: Path, memory: Memory) -> str:
@@ -143,7 +156,8 @@ def _mean(values: Sequence[float]) -> float | None:
 
 def run_retrieval_eval(memory: Memory, dataset: Dataset, data: Path,
                        options: EvalOptions) -> dict[str, Any]:
-    questions = sample(load_questions(dataset, data), options.limit, options.seed)
+    questions = pick(load_questions(dataset, data), options.limit, options.seed,
+                     options.conversations)
     spaces, ingest_seconds = ingest_spaces(memory, dataset, data,
                                            {q.conversation for q in questions}, options.progress)
     memory.embedder.embed(["warm-up"])  # load the model outside the timed searches
@@ -151,7 +165,8 @@ def run_retrieval_eval(memory: Memory, dataset: Dataset, data: Path,
     scorer = QAScorer(memory, dataset) if options.llm else None
     report: dict[str, Any] = {"dataset": dataset, "data": str(data), "strategies": {},
                               "n_questions_sampled": len(questions), "seed": options.seed,
-                              "limit": options.limit}
+                              "limit": options.limit,
+                              "conversations": options.conversations}
     for name in options.strategies:
         tally = _Tally()
         contexts: list[tuple[Question, SearchResult]] = []

@@ -38,16 +38,24 @@ def test_pack_skips_a_unit_that_does_not_fit_and_tries_the_next() -> None:
 
 
 def test_recall_counts_verbatim_text_and_small_source_lists() -> None:
-    evidence = {"D1:1": "I adopted a cat.", "D1:2": "Her name is Miso.", "D2:5": "We moved."}
+    evidence = {"D1:1": "I adopted a cat.", "D1:2": "Her name is Miso.",
+                "D2:5": "We moved to Porto."}
     summary = hit("ev", "Episode about pets and moving.", ["D1:1", "D1:2", "D2:5", "D2:6"])
     small = hit("edu", "Ana has a cat named Miso.", ["D1:2"])
-    verbatim = hit("t", "[1 May 2023] Ana: We moved.", ["other"])
+    verbatim = hit("t", "[1 May 2023] Ana: We moved to Porto.", ["other"])
     assert covered_turns([summary], summary.text, evidence) == set()  # 4 sources: no credit
     assert covered_turns([small], small.text, evidence) == {"D1:2"}
     assert covered_turns([verbatim], verbatim.text, evidence) == {"D2:5"}
-    # budget 12 holds `small` (8 tokens) but not `verbatim` (11), so 1 of 3 is covered
+    # budget 12 holds `small` (8 tokens) but not `verbatim` (13), so 1 of 3 is covered
     assert evidence_recall([small, verbatim], 12, evidence) == pytest.approx(1 / 3)
-    assert evidence_recall([small, verbatim], 19, evidence) == pytest.approx(2 / 3)
+    assert evidence_recall([small, verbatim], 21, evidence) == pytest.approx(2 / 3)
+
+
+def test_a_short_text_is_covered_through_its_source_only() -> None:
+    # a meeting's span holds many "OK ." turns: one "OK ." line covers only itself
+    evidence = {"D1:3": "OK .", "D1:7": "OK .", "D1:9": "Mm - hmm ."}
+    line = hit("t", "A: OK .", ["D1:3"])
+    assert covered_turns([line], line.text, evidence) == {"D1:3"}
 
 
 def test_percentile_interpolates() -> None:
