@@ -29,7 +29,8 @@ def _budgets(ctx: click.Context, param: click.Parameter, value: str) -> list[int
 
 
 def _retrieval(dataset: str, data: Path, strategy: tuple[str, ...], budgets: list[int],
-               limit: int | None, seed: int, llm: bool, qa_budget: int, out: Path) -> None:
+               limit: int | None, seed: int, llm: bool, qa_budget: int, out: Path,
+               conversations: int | None) -> None:
     from graphmem.client import Memory
     from graphmem.eval.runner import EvalOptions, run_retrieval_eval
     from graphmem.retrieve.registry import get_strategy
@@ -37,7 +38,8 @@ def _retrieval(dataset: str, data: Path, strategy: tuple[str, ...], budgets: lis
     for name in strategy:
         get_strategy(name)  # fail before any work on an unknown name
     options = EvalOptions(strategies=strategy or ("turns",), budgets=budgets, limit=limit,
-                          seed=seed, llm=llm, qa_budget=qa_budget)
+                          seed=seed, llm=llm, qa_budget=qa_budget,
+                          conversations=conversations)
     with Memory(progress=True) as memory:
         report = run_retrieval_eval(memory, dataset, data, options)  # type: ignore[arg-type]
         usage = usage_table(memory.llm_usage())
@@ -59,6 +61,9 @@ def retrieval_options(func: Any) -> Any:
                      callback=_budgets, help="Context budgets in tokens."),
         click.option("--limit", type=click.IntRange(min=1), default=None,
                      help="Evaluate a reproducible sample of N questions."),
+        click.option("--conversations", type=click.IntRange(min=1), default=None,
+                     help="Only the questions of a reproducible sample of N whole "
+                     "conversations (QMSum's are large)."),
         click.option("--seed", type=int, default=0, show_default=True),
         click.option("--llm/--no-llm", default=False, show_default=True,
                      help="Also answer with the configured LLM and score the answers."),
@@ -79,18 +84,23 @@ def eval_group() -> None:
 @retrieval_options
 @friendly_errors
 def eval_locomo(data: Path, strategy: tuple[str, ...], budgets: list[int], limit: int | None,
-                seed: int, llm: bool, qa_budget: int, out: Path) -> None:
-    """LoCoMo (locomo10.json format): categories 1-4."""
-    _retrieval("locomo", data, strategy, budgets, limit, seed, llm, qa_budget, out)
+                conversations: int | None, seed: int, llm: bool, qa_budget: int,
+                out: Path) -> None:
+    """LoCoMo (locomo10.json format): categories 1-4; and files in its shape (FriendsQA,
+    QMSum: every question with evidence)."""
+    _retrieval("locomo", data, strategy, budgets, limit, seed, llm, qa_budget, out,
+               conversations)
 
 
 @eval_group.command("longmemeval")
 @retrieval_options
 @friendly_errors
 def eval_longmemeval(data: Path, strategy: tuple[str, ...], budgets: list[int],
-                     limit: int | None, seed: int, llm: bool, qa_budget: int, out: Path) -> None:
+                     limit: int | None, conversations: int | None, seed: int, llm: bool,
+                     qa_budget: int, out: Path) -> None:
     """LongMemEval (oracle / S / M files): every question, with session-level recall too."""
-    _retrieval("longmemeval", data, strategy, budgets, limit, seed, llm, qa_budget, out)
+    _retrieval("longmemeval", data, strategy, budgets, limit, seed, llm, qa_budget, out,
+               conversations)
 
 
 @eval_group.command("segmentation")
@@ -155,6 +165,8 @@ def calibrate_segmenter(data: Path, q: float, out: Path | None) -> None:
 @click.option("--locomo", type=DATA, multiple=True, help="LoCoMo file(s).")
 @click.option("--longmemeval", type=DATA, multiple=True,
               help="LongMemEval file(s): oracle, S (a question in both is held out in both).")
+@click.option("--friendsqa", type=DATA, multiple=True, help="FriendsQA file(s) (LoCoMo's shape).")
+@click.option("--qmsum", type=DATA, multiple=True, help="QMSum file(s) (LoCoMo's shape).")
 @FOLDS
 @click.option("--ablate/--no-ablate", default=True, show_default=True,
               help="Also measure what leaving out each feature family costs (one refit "
@@ -163,37 +175,71 @@ def calibrate_segmenter(data: Path, q: float, out: Path | None) -> None:
               default="trees", show_default=True,
               help="The shipped model: LambdaMART trees, or a linear model fitted question by "
               "question (listwise) or row by row (pointwise).")
+@click.option("--weigh-spans/--no-weigh-spans", default=True, show_default=True,
+              help="A question's evidence turns share one unit of training weight (a long "
+              "QMSum span weighs what a one-turn answer does).")
+@click.option("--without", "left_out", multiple=True, metavar="FAMILY",
+              help="Leave a feature family out of the shipped model (repeat for several); "
+              "`position` is left out by default, as the leave-one-dataset-out matrix chose.")
+@click.option("--monotone/--no-monotone", default=False, show_default=True,
+              help="Hold the trees to the directions known in advance (a source's rank, "
+              "agreement, date match, small talk).")
 @click.option("--limit", type=click.IntRange(min=1), default=None,
               help="Per LongMemEval file, the sample of N questions `graphmem eval` takes.")
+@click.option("--conversations", type=click.IntRange(min=1), default=None,
+              help="Per QMSum file, a sample of N whole conversations (ingesting all of "
+              "QMSum takes hours).")
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option("--out", type=OUT, default=None,
               help="Ranker file (.json; default: the one graphmem ships; trees are written "
               "beside it).")
 @friendly_errors
-def train_ranker(locomo: tuple[Path, ...], longmemeval: tuple[Path, ...], folds: int,
-                 ablate: bool, objective: str, limit: int | None, seed: int,
+def train_ranker(locomo: tuple[Path, ...], longmemeval: tuple[Path, ...],
+                 friendsqa: tuple[Path, ...], qmsum: tuple[Path, ...], folds: int,
+                 ablate: bool, objective: str, weigh_spans: bool, left_out: tuple[str, ...],
+                 monotone: bool, limit: int | None, conversations: int | None, seed: int,
                  out: Path | None) -> None:
     """Train the `graphmem` strategy's ranker on development splits, validated on whole
-    conversations held out; the spaces are ingested (and reused) as `graphmem eval` does."""
+    conversations held out and, given two datasets or more, on each dataset held out
+    entirely (the leave-one-dataset-out matrix, which chooses the blend with the unlearned
+    order and the packing floor); the spaces are ingested (and reused) as `graphmem eval`
+    does."""
     from graphmem.client import Memory
     from graphmem.retrieve.fused import SHIPPED
-    from graphmem.training.ranker import collect, train
+    from graphmem.training.ranker import LEFT_OUT, collect, feature_families, train
 
-    if not locomo and not longmemeval:
-        raise click.UsageError("give --locomo, --longmemeval or both")
+    unknown = sorted(set(left_out) - set(feature_families()))
+    if unknown:
+        raise click.BadParameter(f"no feature family {', '.join(unknown)}; the families: "
+                                 f"{', '.join(feature_families())}", param_hint="--without")
+    if not (locomo or longmemeval or friendsqa or qmsum):
+        raise click.UsageError("give at least one of --locomo, --longmemeval, --friendsqa, "
+                               "--qmsum")
     with Memory(progress=True) as memory:
         samples = [s for path in locomo for s in collect(memory, "locomo", path, click.echo)]
         samples += [s for path in longmemeval for s in collect(
             memory, "longmemeval", path, click.echo, limit=limit, seed=seed)]
+        samples += [s for path in friendsqa for s in collect(
+            memory, "locomo", path, click.echo, family="friendsqa")]
+        samples += [s for path in qmsum for s in collect(
+            memory, "locomo", path, click.echo, seed=seed, family="qmsum",
+            conversations=conversations)]
     target = out or SHIPPED
-    sources = [p.name for p in (*locomo, *longmemeval)]
+    sources = [p.name for p in (*locomo, *longmemeval, *friendsqa, *qmsum)]
     metrics = train(samples, folds, target, sources, click.echo, ablate,
-                    objective)  # type: ignore[arg-type]
+                    objective, weigh_spans, monotone,  # type: ignore[arg-type]
+                    left_out or LEFT_OUT)
     click.echo(f"wrote {target}: gamma {metrics['gamma']}, evidence reached by the "
                f"candidates {metrics['evidence_reached']:.1%}")
     for split, recall in metrics["out_of_fold"].items():
         click.echo(f"  out of fold, {split}: " + ", ".join(
             f"@{b} {100 * r:.1f}%" for b, r in recall.items()))
+    held = metrics.get("leave_one_dataset_out")
+    if held:
+        click.echo(f"  blend {held['blend']}, packing floor {held['floor']} tokens")
+        for dataset, row in held["matrix"].items():
+            click.echo(f"  {dataset} held out ({row['questions']} q): " + ", ".join(
+                f"@{b} {100 * r:.1f}%" for b, r in row["evidence"].items()))
 
 
 @eval_group.command("train-memdecider")

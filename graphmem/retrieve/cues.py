@@ -42,28 +42,59 @@ class Cues:
         return bool(self.persons or self.spans or self.places)
 
 
+_NUMERIC_DATE = re.compile(r"(?<![\d.,/-])(\d{4}-\d{1,2}-\d{1,2}|\d{1,2}[./]\d{1,2}"
+                           r"(?:[./]\d{2,4})?)(?![\d/]|[.,]\d)")
+# a number like 1/17 or 20.01 is a date only after a word that asks for one ("on 1/17"), or
+# with its year: "3/4 of it" and "1.5 litres" are not
+_BEFORE_DATE = re.compile(r"\b(?:on|since|from|until|till|by|before|after|around|of)\s+$",
+                          re.IGNORECASE)
+_PERIODS = ("day", "week", "month", "year")
+
+
 @lru_cache(maxsize=1024)
-def date_span(text: str) -> tuple[datetime, datetime] | None:
-    """The day, month or year a date expression names, as [start, end)."""
-    import dateparser
+def date_span(text: str, base: datetime | None = None) -> tuple[datetime, datetime] | None:
+    """The day, week, month or year a date expression names, as [start, end) (dateparser).
+    An expression without a year ("1/17", "June 3", "last Saturday", "two weeks ago") is read
+    against ``base``, the conversation's latest day, as the last such date on or before it;
+    without a base it names nothing (now is no base for a conversation's past). Dotted dates
+    are day first (20.01.2024), slashed ones month first unless that cannot be (17/1)."""
+    from dateparser.date import DateDataParser
 
     lowered = text.lower()
-    has_year = _YEAR.search(lowered) is not None
-    month = next((m for m in MONTHS if re.search(rf"\b{m}\b", lowered)), None)
-    if not has_year:  # "in June" names no year, and now is no base for a conversation's past
+    if _YEAR.search(lowered) is None and base is None:
         return None
-    when = dateparser.parse(text, languages=["en"],  # guessing the language is slow
-                            settings={"PREFER_DAY_OF_MONTH": "first",
-                                      "RETURN_AS_TIMEZONE_AWARE": False})
-    if when is None:
+    settings: dict[str, Any] = {"PREFER_DAY_OF_MONTH": "first", "PREFER_DATES_FROM": "past",
+                                "RETURN_AS_TIMEZONE_AWARE": False}
+    if base is not None:
+        settings["RELATIVE_BASE"] = base.replace(tzinfo=None)
+    if re.fullmatch(r"\s*\d{1,2}\.\d{1,2}(\.\d{2,4})?\s*", text):
+        settings["DATE_ORDER"] = "DMY"
+    found = DateDataParser(languages=["en"], settings=settings).get_date_data(text)
+    when, period = found.date_obj, found.period or "day"
+    if when is None or period not in _PERIODS:
         return None
-    if month is None:
+    if period == "year" or (_YEAR.fullmatch(lowered.strip()) is not None):
         return datetime(when.year, 1, 1), datetime(when.year + 1, 1, 1)
-    if not _DAY.search(_YEAR.sub("", lowered)):  # a month without a day
+    if period == "month":
         start = datetime(when.year, when.month, 1)
         return start, datetime(when.year + (when.month == 12), when.month % 12 + 1, 1)
     day = datetime(when.year, when.month, when.day)
+    if period == "week":
+        start = day - timedelta(days=day.weekday())
+        return start, start + timedelta(days=7)
     return day, day + timedelta(days=1)
+
+
+def question_spans(doc: Any, base: datetime | None = None
+                   ) -> tuple[tuple[datetime, datetime], ...]:
+    """The dates a parsed question names: spaCy's DATE entities and numeric dates it may
+    read as numbers (``1/17``, ``20.01.2024``, ``2024-01-20``), each as :func:`date_span`
+    reads it against ``base``."""
+    said = [e.text for e in doc.ents if e.label_ == "DATE"]
+    said += [m.group(1) for m in _NUMERIC_DATE.finditer(doc.text)
+             if not any(m.group(1) in s for s in said)
+             and (_YEAR.search(m.group(1)) or _BEFORE_DATE.search(doc.text[:m.start()]))]
+    return tuple(dict.fromkeys(s for s in (date_span(t, base) for t in said) if s))
 
 
 def question_cues(question: str, cast: Cast) -> Cues:
@@ -71,7 +102,7 @@ def question_cues(question: str, cast: Cast) -> Cues:
     named = [e.text for e in doc.ents if e.label_ == "PERSON"]
     named += [t.text for t in doc if t.pos_ == "PROPN"]
     persons = tuple(dict.fromkeys(k for n in named for k in cast.match(n)))
-    spans = tuple(s for s in (date_span(e.text) for e in doc.ents if e.label_ == "DATE") if s)
+    spans = question_spans(doc)
     places = tuple(dict.fromkeys(e.text for e in doc.ents if e.label_ in {"GPE", "LOC", "FAC"}))
     return Cues(persons, spans, places)
 

@@ -25,9 +25,12 @@ ROUNDS = 250
 
 
 def fit_trees(x: np.ndarray, y: np.ndarray, sizes: Sequence[int], names: Sequence[str],
-              rounds: int = ROUNDS) -> tuple[str, float, float]:
+              rounds: int = ROUNDS, weights: np.ndarray | None = None,
+              monotone: Sequence[int] | None = None) -> tuple[str, float, float]:
     """LightGBM's text model and the calibration (slope, intercept) for rows ``x`` (questions
-    stacked in order, of ``sizes`` rows each, columns ``names``) with labels ``y``."""
+    stacked in order, of ``sizes`` rows each, columns ``names``) with labels ``y``;
+    ``weights`` per row (the calibration reads them too), ``monotone`` per column (+1 the
+    score may only rise with the feature, -1 only fall, 0 free)."""
     import lightgbm
     from sklearn.linear_model import LogisticRegression
 
@@ -35,11 +38,16 @@ def fit_trees(x: np.ndarray, y: np.ndarray, sizes: Sequence[int], names: Sequenc
         raise GraphmemError("tree fit: the question sizes do not add up to the rows")
     if not 0 < int(y.sum()) < len(y):
         raise GraphmemError("tree fit: the rows need both evidence and other turns")
-    data = lightgbm.Dataset(x, y, group=list(sizes),  # LightGBM refuses ":" in a name
+    data = lightgbm.Dataset(x, y, group=list(sizes), weight=weights,
+                            # LightGBM refuses ":" in a name
                             feature_name=[n.replace(":", "_") for n in names],
                             free_raw_data=True)
-    booster = lightgbm.train(PARAMS, data, rounds)
+    params = dict(PARAMS)
+    if monotone is not None and any(monotone):
+        params["monotone_constraints"] = list(monotone)
+    booster = lightgbm.train(params, data, rounds)
     raw = np.asarray(booster.predict(x))
-    calibration = LogisticRegression(max_iter=1000).fit(raw[:, None], y)
+    calibration = LogisticRegression(max_iter=1000).fit(raw[:, None], y,
+                                                        sample_weight=weights)
     return (booster.model_to_string(), float(calibration.coef_[0, 0]),
             float(calibration.intercept_[0]))

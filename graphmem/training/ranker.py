@@ -19,67 +19,77 @@ import inspect
 import pickle
 import statistics
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Literal
 
 import numpy as np
 
-from graphmem.eval.runner import ingest_spaces, load_questions, sample, space_prefix
+from graphmem.eval.metrics import WORD, answer_words
+from graphmem.eval.runner import ingest_spaces, load_questions, pick, space_prefix
+from graphmem.retrieve import cues as cues_module
 from graphmem.retrieve.base import Query, RetrievalContext, space_state
 from graphmem.retrieve.fused import candidates as candidates_module
 from graphmem.retrieve.fused import features as features_module
+from graphmem.retrieve.fused import smalltalk as smalltalk_module
+from graphmem.retrieve.fused import space_index as space_index_module
 from graphmem.retrieve.fused import statements as statements_module
 from graphmem.retrieve.fused.candidates import OPTIONAL_LAYERS, Pools, gather
-from graphmem.retrieve.fused.features import FAMILIES, FEATURES, analyse, candidate_rows, matrix
+from graphmem.retrieve.fused.features import (
+    FAMILIES,
+    FEATURES,
+    MONOTONE,
+    analyse,
+    candidate_rows,
+    matrix,
+)
 from graphmem.retrieve.fused.ranker import LinearRanker, Ranker, TreeRanker
 from graphmem.retrieve.fused.space_index import space_turns
 from graphmem.retrieve.fused.statements import turn_statements
 from graphmem.retrieve.fused.strategy import packing_inputs, select
 from graphmem.training.lambdamart import fit_trees
 from graphmem.training.listwise import fit_listwise
+from graphmem.training.samples import Sample
 
 BUDGETS = (500, 1000, 2000, 4000)
+# feature families the shipped model does without: `position` (a session's place in time, a
+# turn's in its session) rewards one dataset's layout and raised the held-out matrix when left
+# out (docs/results-graphmem.md)
+LEFT_OUT = ("position",)
 GAMMAS = (0.0, 0.25, 0.5, 0.75, 1.0)
 Log = Callable[[str], None]
 Objective = Literal["trees", "listwise", "pointwise"]
 
 
-@dataclass
-class Sample:
-    """One question's candidates: features, labels and what packing needs."""
-
-    dataset: str
-    split: str  # the file's name: reports are per split
-    conversation: str
-    category: str
-    x: np.ndarray
-    y: np.ndarray
-    costs: list[int]
-    heads: list[int]
-    sessions: list[str]
-    evidence: int  # gold evidence turns, reached or not
-    shorts: list[int | None] = field(default_factory=list)  # statement costs; [] for none
+def feature_families() -> tuple[str, ...]:
+    """The names a ranker can be trained without (``--without``)."""
+    return tuple(FAMILIES)
 
 
 def _version(prefix: str) -> str:
     code = "".join(inspect.getsource(m) for m in (features_module, candidates_module,
-                                                   statements_module))
+                                                   statements_module, space_index_module,
+                                                   smalltalk_module, cues_module))
     return hashlib.sha256(f"{prefix}|{FEATURES}|{code}".encode()).hexdigest()[:12]
 
 
 def collect(memory: Any, dataset: str, data: Path, log: Log = lambda _: None,
             budget: int = max(BUDGETS), limit: int | None = None,
-            seed: int = 0) -> list[Sample]:
+            seed: int = 0, family: str | None = None,
+            conversations: int | None = None) -> list[Sample]:
     """The labelled candidates of every question with evidence in ``data`` (or of the sample
-    ``graphmem eval --limit N --seed S`` takes), cached on disk beside the evaluation ledger,
-    keyed on the spaces, the sample and the feature code."""
+    ``graphmem eval --limit N --seed S`` takes; or, with ``conversations``, of that many whole
+    conversations drawn with ``seed``), cached on disk beside the evaluation ledger, keyed on
+    the spaces, the sample and the feature code. ``family`` names the dataset in reports (a
+    file in LoCoMo's shape may be FriendsQA or QMSum); the loader's name by default."""
     from tqdm import tqdm
 
-    asked = sample(load_questions(dataset, data), limit, seed)  # type: ignore[arg-type]
+    asked = pick(load_questions(dataset, data), limit, seed,  # type: ignore[arg-type]
+                 conversations)
     questions = [q for q in asked if q.evidence]
     prefix = space_prefix(dataset, data, memory)  # type: ignore[arg-type]
-    name = f"{prefix}-{_version(prefix)}" + (f"-{limit}-{seed}" if limit else "")
+    name = (f"{prefix}-{_version(prefix)}" + (f"-{limit}-{seed}" if limit else "")
+            + (f"-c{conversations}-{seed}" if conversations else ""))
     cache = memory.settings.cache_dir / "ranker" / f"{name}.pkl"
     if cache.exists():
         log(f"{dataset}: candidates from {cache}")
@@ -96,36 +106,57 @@ def collect(memory: Any, dataset: str, data: Path, log: Log = lambda _: None,
         table = space_turns(store, state, memory.caches)
         signals = gather(ctx, state, table, pools)
         rows = candidate_rows(table, signals)
-        x = matrix(table, signals, analyse(ctx.query), rows)
+        cues = analyse(ctx.query, table.latest)
+        x = matrix(table, signals, cues, rows)
         y = np.asarray([table.rows[r].source_id in q.evidence for r in rows], dtype=np.int8)
         statements = turn_statements(ctx, state, table, rows, signals.held)
         costs, heads, sessions, shorts = packing_inputs(table, rows, statements)
-        out.append(Sample(dataset, data.name, q.conversation, q.category, x, y, costs, heads,
-                          sessions, len(q.evidence), shorts))
+        words = answer_words(q.answer, q.question)
+        found = [frozenset(words.intersection(WORD.findall(table.rows[r].text.lower())))
+                 for r in rows]
+        out.append(Sample(family or dataset, data.name, q.conversation, q.category, x, y,
+                          costs, heads, sessions, len(q.evidence), shorts, len(words), found,
+                          cues.listing))
     cache.parent.mkdir(parents=True, exist_ok=True)
     cache.write_bytes(pickle.dumps(out))
     return out
 
 
 def folds_of(samples: Sequence[Sample], folds: int) -> np.ndarray:
-    """Fold of each question: whole conversations, round robin within each dataset (a
-    LongMemEval question in two splits, oracle and S, lands in one fold)."""
+    """Fold of each question: whole conversations, round robin within each dataset, each
+    dataset starting one fold further than the one before (so that datasets of one
+    conversation each do not all land in fold 0); a LongMemEval question in two splits,
+    oracle and S, lands in one fold."""
     seen: dict[tuple[str, str], int] = {}
     count: dict[str, int] = {}
+    start: dict[str, int] = {}
     out = []
     for s in samples:
         key = (s.dataset, s.conversation)
         if key not in seen:
-            seen[key] = count.get(s.dataset, 0) % folds
+            start.setdefault(s.dataset, len(start))
+            seen[key] = (start[s.dataset] + count.get(s.dataset, 0)) % folds
             count[s.dataset] = count.get(s.dataset, 0) + 1
         out.append(seen[key])
     return np.asarray(out)
 
 
+def row_weights(samples: Sequence[Sample]) -> np.ndarray:
+    """Each row's training weight: a question's evidence turns share one unit between them
+    (a 48-turn QMSum span weighs what a one-turn answer does); other turns weigh 1."""
+    out = []
+    for s in samples:
+        positives = max(1, int(s.y.sum()))
+        out.append(np.where(s.y > 0, 1.0 / positives, 1.0))
+    return np.concatenate(out)
+
+
 def fit(samples: Sequence[Sample], columns: Sequence[int], c: float = 1.0,
-        objective: Objective = "trees") -> Ranker:
+        objective: Objective = "trees", weigh: bool = False,
+        monotone: bool = False) -> Ranker:
     """A ranker over ``columns``: by default trees fitted for the order within each question
-    (:mod:`lambdamart`); ``listwise`` a linear model fitted question by question
+    (:mod:`lambdamart`; ``weigh``: :func:`row_weights`, ``monotone``: held to the directions
+    of ``features.MONOTONE``); ``listwise`` a linear model fitted question by question
     (:mod:`listwise`, ``c`` its inverse penalty); ``pointwise`` one logistic regression over
     every candidate row."""
     from sklearn.linear_model import LogisticRegression
@@ -134,7 +165,10 @@ def fit(samples: Sequence[Sample], columns: Sequence[int], c: float = 1.0,
     y = np.concatenate([s.y for s in samples])
     names = tuple(FEATURES[i] for i in columns)
     if objective == "trees":
-        trees, slope, intercept = fit_trees(x, y, [len(s.y) for s in samples], names)
+        trees, slope, intercept = fit_trees(
+            x, y, [len(s.y) for s in samples], names,
+            weights=row_weights(samples) if weigh else None,
+            monotone=[MONOTONE.get(n, 0) for n in names] if monotone else None)
         return TreeRanker(features=names, trees=trees, slope=slope, intercept=intercept)
     mean = x.mean(axis=0)
     scale = x.std(axis=0)
@@ -158,13 +192,13 @@ def recall(sample: Sample, p: np.ndarray, budget: int, gamma: float,
 
 
 def out_of_fold(samples: Sequence[Sample], fold: np.ndarray, columns: Sequence[int],
-                objective: Objective = "trees") -> list[np.ndarray]:
-    """Each question's P from a model (of :func:`fit`'s ``objective``) that never saw its
-    conversation."""
+                objective: Objective = "trees", **settings: bool) -> list[np.ndarray]:
+    """Each question's P from a model (of :func:`fit`'s ``objective`` and ``settings``) that
+    never saw its conversation."""
     scores: list[np.ndarray] = [np.zeros(0)] * len(samples)
     for k in sorted(set(fold.tolist())):
         ranker = fit([s for s, f in zip(samples, fold, strict=True) if f != k], columns,
-                     objective=objective)
+                     objective=objective, **settings)
         for i in np.flatnonzero(fold == k).tolist():
             scores[i] = ranker.probabilities(samples[i].x)
     return scores
@@ -195,7 +229,7 @@ OBJECTIVES: dict[str, str] = {
 }
 
 
-def _best_gamma(samples: Sequence[Sample], scores: Sequence[np.ndarray],
+def best_gamma(samples: Sequence[Sample], scores: Sequence[np.ndarray],
                 statements: bool = False) -> tuple[float, dict[str, dict[str, float]]]:
     """The packing exponent with the most pooled recall, and the sweep."""
     sweep = {str(g): recalls(samples, scores, g, statements=statements) for g in GAMMAS}
@@ -204,15 +238,23 @@ def _best_gamma(samples: Sequence[Sample], scores: Sequence[np.ndarray],
 
 def train(samples: Sequence[Sample], folds: int, out: Path, sources: list[str],
           log: Log = lambda _: None, ablate: bool = True,
-          objective: Objective = "trees") -> dict[str, Any]:
-    """Measure out of fold, then fit the shipped model (``objective``) on every question and
-    write it to ``out``. Beside it, for comparison, the held-out recall of the linear
-    listwise ranker (of the trees when the shipped model is linear); ``ablate`` also refits
-    without each feature family."""
+          objective: Objective = "trees", weigh: bool = False,
+          monotone: bool = False, left_out: Sequence[str] = ()) -> dict[str, Any]:
+    """Measure out of fold, then fit the shipped model (``objective``; ``weigh`` and
+    ``monotone`` as :func:`fit`) on every question and write it to ``out``. With more than
+    one dataset, the leave-one-dataset-out matrix (:mod:`transfer`) chooses the blend with
+    the unlearned order and the packing floor. Beside it, for comparison, the held-out
+    recall of the linear listwise ranker (of the trees when the shipped model is linear);
+    ``ablate`` also refits without each feature family; ``left_out`` names families the
+    shipped model does without."""
+    from graphmem.training import transfer
+
     fold = folds_of(samples, folds)
-    every = list(range(len(FEATURES)))
-    oof = out_of_fold(samples, fold, every, objective)
-    gamma, sweep = _best_gamma(samples, oof)
+    dropped = {name for family in left_out for name in FAMILIES[family]}
+    every = [i for i, name in enumerate(FEATURES) if name not in dropped]
+    settings = {"weigh": weigh, "monotone": monotone}
+    oof = out_of_fold(samples, fold, every, objective, **settings)
+    gamma, sweep = best_gamma(samples, oof)
     log(f"gamma {gamma}: " + ", ".join(f"@{b} {v:.3f}" for b, v in sweep[str(gamma)].items()))
     datasets = sorted({s.split for s in samples})
     of = {d: [s.split == d for s in samples] for d in datasets}
@@ -221,7 +263,7 @@ def train(samples: Sequence[Sample], folds: int, out: Path, sources: list[str],
         return {d: recalls(samples, scores, g, of[d], **kw) for d in datasets}
 
     metrics: dict[str, Any] = {
-        "objective": OBJECTIVES[objective],
+        "objective": OBJECTIVES[objective], **settings, "left_out": list(left_out),
         "trained_on": sources, "questions": len(samples), "folds": folds,
         "candidates_mean": round(statistics.fmean(len(s.y) for s in samples), 1),
         "evidence_reached": round(sum(int(s.y.sum()) for s in samples)
@@ -232,24 +274,48 @@ def train(samples: Sequence[Sample], folds: int, out: Path, sources: list[str],
                      for k in range(folds)},
         "day_on_every_line": by_split(oof, gamma, headers=False),
     }
-    short_gamma, short = _best_gamma(samples, oof, statements=True)
+    short_gamma, short = best_gamma(samples, oof, statements=True)
     metrics["with_statements"] = {"gamma": short_gamma, "pooled": short[str(short_gamma)],
                                   **by_split(oof, short_gamma, statements=True)}
     other: Objective = "listwise" if objective != "listwise" else "trees"
     compared = out_of_fold(samples, fold, every, other)
-    other_gamma, other_sweep = _best_gamma(samples, compared)
+    other_gamma, other_sweep = best_gamma(samples, compared)
     metrics[f"{other}_out_of_fold"] = {"gamma": other_gamma,
                                        "pooled": other_sweep[str(other_gamma)],
                                        **by_split(compared, other_gamma)}
     if ablate:
         drop: dict[str, Any] = {}
         for family, names in FAMILIES.items():
+            if family in left_out:
+                continue
             kept = [i for i in every if FEATURES[i] not in names]
-            drop[family] = by_split(out_of_fold(samples, fold, kept, objective), gamma)
+            drop[family] = by_split(out_of_fold(samples, fold, kept, objective, **settings),
+                                    gamma)
             log(f"without {family}: " + "; ".join(
                 f"{d} " + ", ".join(f"{v:.3f}" for v in r.values()) for d, r in
                 drop[family].items()))
         metrics["without_family"] = drop
-    ranker = replace(fit(samples, every, objective=objective), gamma=gamma, metrics=metrics)
+    weight, floor, spread = 0.0, 0, 1.0
+    if len({s.dataset for s in samples}) > 1:
+        learned, plain_p = transfer.held_out(
+            samples, lambda part: fit(part, every, objective=objective,
+                                      **settings).probabilities, log)
+        (gamma, weight, floor, spread), sweep = transfer.choose(samples, learned, plain_p, log)
+        metrics["gamma"] = gamma  # chosen on the matrix, not on the pooled folds
+        matrix = transfer.report(samples, transfer.blended(learned, plain_p, weight), gamma,
+                                 floor, spread)
+        metrics["leave_one_dataset_out"] = {
+            "gamma": gamma, "blend": weight, "floor": floor, "spread": spread,
+            "matrix": matrix,
+            "learned_alone": transfer.report(samples, learned, gamma),
+            "sweep": sweep}
+        # the shipped settings within each dataset, out of fold
+        metrics["out_of_fold_shipped"] = transfer.by_split(
+            samples, transfer.blended(oof, transfer.plain_out_of_fold(samples, fold), weight),
+            gamma, floor, spread)
+    slope, intercept = transfer.plain_model(samples)
+    ranker = replace(fit(samples, every, objective=objective, **settings), gamma=gamma,
+                     floor=floor, spread=spread, blend=(weight, slope, intercept),
+                     metrics=metrics)
     ranker.save(out)
     return metrics

@@ -28,7 +28,8 @@ def run(*args: str, env: dict[str, str | None] | None = None) -> tuple[int, str]
 @pytest.fixture()
 def cleanup(memory: Memory) -> Iterator[None]:
     yield
-    for dataset, name in (("locomo", "mini_locomo.json"),
+    for dataset, name in (("locomo", "mini_locomo.json"), ("locomo", "mini_friendsqa.json"),
+                          ("locomo", "mini_qmsum.json"),
                           ("longmemeval", "mini_longmemeval.json")):
         prefix = space_prefix(dataset, DATA / name, memory)  # type: ignore[arg-type]
         for row in memory.spaces():
@@ -142,3 +143,30 @@ def test_eval_on_a_multi_party_meeting_with_span_evidence(tmp_path: Path, cleanu
         # 15 tokens hold one line: some of the span, never all of it
         assert entry["any_evidence"]["15"] >= entry["evidence_recall"]["15"]
         assert entry["evidence_recall"]["15"] < 1.0
+
+
+def test_train_ranker_holds_each_dataset_out(tmp_path: Path, cleanup: None,
+                                             neo4j_server: object) -> None:
+    """`train-ranker` on three datasets of one conversation each: every dataset is a row of
+    the leave-one-dataset-out matrix, and the shipped file carries its choices."""
+    out = tmp_path / "ranker.json"
+    code, text = run("eval", "train-ranker", "--locomo", str(DATA / "mini_locomo.json"),
+                     "--friendsqa", str(DATA / "mini_friendsqa.json"),
+                     "--qmsum", str(DATA / "mini_qmsum.json"), "--conversations", "1",
+                     "--folds", "2", "--no-ablate", "--out", str(out))
+    assert code == 0, text
+    assert "friendsqa held out" in text and "qmsum held out" in text
+    saved = load(out)
+    held = saved["metrics"]["leave_one_dataset_out"]
+    assert set(held["matrix"]) == {"locomo", "friendsqa", "qmsum"}
+    for row in held["matrix"].values():
+        assert set(row) == {"questions", "evidence", "any_evidence", "answers"}
+        assert 0.0 <= row["evidence"]["1000"] <= row["any_evidence"]["1000"] <= 1.0
+    assert saved["floor"] == held["floor"] and saved["blend"][0] == held["blend"]
+    assert saved["spread"] == held["spread"]
+
+
+def test_train_ranker_refuses_an_unknown_feature_family() -> None:
+    code, text = run("eval", "train-ranker", "--locomo", str(DATA / "mini_locomo.json"),
+                     "--without", "nope")
+    assert code == 2 and "no feature family nope" in text and "position" in text

@@ -13,11 +13,15 @@ Families (each can be left out when the ranker is trained, to measure what it ad
   the three best depths of its other candidates, the share of its candidates found near the
   top, its number of candidates): a turn in a session about the question counts for more;
 - ``salience``: the MemDecider's score, when the episodes layer wrote it;
-- ``persons``: the question names the speaker, or a person the turn's text mentions;
+- ``persons``: the question names the speaker, or a person the turn's text mentions; a
+  speaker is named by any word of their label or any alias the conversation gives them
+  ("Mel" for Melanie), and a turn mentions them by any of those names;
 - ``dates``: the session's day lies in a date range the question names;
 - ``position``: the session's place in time, the turn's place in its session;
 - ``length``: log tokens; ``type``: when-questions x turns naming a time, how-many questions x
-  turns holding a number.
+  turns holding a number;
+- ``smalltalk``: the turn is a greeting, thanks, laughter or the like and nothing else
+  (:mod:`smalltalk`): cheap lines that would otherwise win on probability per token.
 
 Per-question constants change no ranking, so a question's type enters only through such
 products with the turn.
@@ -29,11 +33,12 @@ import math
 import re
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 import numpy as np
 
 from graphmem.retrieve.base import Query
-from graphmem.retrieve.cues import date_span
+from graphmem.retrieve.cues import question_spans
 from graphmem.retrieve.fused.candidates import SOURCES, Signals
 from graphmem.retrieve.fused.space_index import SpaceTurns
 
@@ -53,8 +58,16 @@ FAMILIES: dict[str, tuple[str, ...]] = {
     "position": ("recency", "position", "first_in_session"),
     "length": ("log_tokens",),
     "type": ("when_x_time", "count_x_number"),
+    "smalltalk": ("says_nothing",),
 }
 FEATURES: tuple[str, ...] = tuple(c for cols in FAMILIES.values() for c in cols)
+# the direction known before any data: a source ranking a turn higher, more sources agreeing,
+# the session's day inside the date the question names, never count against it; a turn that
+# says nothing never counts for it (the trees may be held to these, ``--monotone``)
+MONOTONE: dict[str, int] = {
+    **{f"{source}:{c}": 1 for source in SOURCES for c in ("rr", "depth")},
+    "sources": 1, "date_match": 1, "says_nothing": -1,
+}
 _TIME = re.compile(r"\b(\d{1,4}|yesterday|today|tomorrow|tonight|week|weekend|month|year|"
                    r"monday|tuesday|wednesday|thursday|friday|saturday|sunday|january|february|"
                    r"march|april|may|june|july|august|september|october|november|december|"
@@ -63,6 +76,9 @@ _NUMBER = re.compile(r"\b(\d+|one|two|three|four|five|six|seven|eight|nine|ten|t
                      r"once|several|few|many)\b", re.IGNORECASE)
 _WHEN = re.compile(r"^\s*(when|what (date|day|year|month|time)|how long|which (year|month|"
                    r"day))\b", re.IGNORECASE)
+_WORDS = re.compile(r"[a-z]+")
+_LIST = re.compile(r"\b(list|all the|both|kinds of|types of|what are some|some of the)\b",
+                   re.IGNORECASE)
 _COUNT = re.compile(r"\bhow (many|much|often)\b", re.IGNORECASE)
 
 
@@ -74,20 +90,44 @@ class Asked:
     spans: tuple[tuple[datetime, datetime], ...]
     when: bool
     count: bool
+    listing: bool = False  # asks for every item of a kind: packing spreads over sessions
 
 
-def analyse(query: Query) -> Asked:
+def analyse(query: Query, base: datetime | None = None) -> Asked:
+    """Who and when the question names; a date without its year ("1/17", "last Saturday")
+    is read against ``base``, the space's latest day."""
     doc = query.doc
     named = [e.text for e in doc.ents if e.label_ == "PERSON"]
     named += [t.text for t in doc if t.pos_ == "PROPN"]
-    spans = tuple(s for s in (date_span(e.text) for e in doc.ents if e.label_ == "DATE") if s)
+    spans = question_spans(doc, base)
     return Asked(tuple(dict.fromkeys(n.lower() for n in named if len(n) > 1)), spans,
-                 bool(_WHEN.search(query.text)), bool(_COUNT.search(query.text)))
+                 bool(_WHEN.search(query.text)), bool(_COUNT.search(query.text)),
+                 asks_for_list(doc))
 
 
-def _names_speaker(persons: tuple[str, ...], speaker: str) -> bool:
-    words = set(speaker.lower().split())
-    return any(p in words or p == speaker.lower() for p in persons)
+def asks_for_list(doc: Any) -> bool:
+    """Whether a parsed question asks for every item of a kind: "What books has she read?",
+    "Which countries...", "What do both of them play?", "What kinds of art..." (a plural
+    noun right after its wh-word, or words that ask for several)."""
+    if _LIST.search(doc.text):
+        return True
+    words = list(doc)
+    if not words or words[0].lower_ not in {"what", "which"}:
+        return False
+    for word in words[1:4]:
+        if word.tag_ in {"NNS", "NNPS"}:
+            return True
+        if word.pos_ in {"VERB", "AUX"}:
+            return False
+    return False
+
+
+def _who(table: SpaceTurns, persons: tuple[str, ...]) -> tuple[set[str], frozenset[str]]:
+    """The speakers the question's persons name (by a word of their label or an alias), and
+    every name those speakers go by."""
+    named = {speaker for speaker, names in table.called.items()
+             if any(p in names or p == speaker.lower() for p in persons)}
+    return named, frozenset(n for s in named for n in table.called[s])
 
 
 def matrix(table: SpaceTurns, signals: Signals, asked: Asked,
@@ -107,6 +147,7 @@ def matrix(table: SpaceTurns, signals: Signals, asked: Asked,
         return depth_of[row]
 
     newest = max((r.session_rank for r in table.rows), default=0) or 1
+    named, also = _who(table, asked.persons) if asked.persons else (set(), frozenset())
     for n, row in enumerate(rows):
         out = x[n]
         turn = table.rows[row]
@@ -131,9 +172,11 @@ def matrix(table: SpaceTurns, signals: Signals, asked: Asked,
         out[column["self:question"]] = float("?" in turn.text)
         out[column["salience"]] = turn.salience or 0.0
         if asked.persons:
-            out[column["speaker_named"]] = float(_names_speaker(asked.persons, turn.speaker))
+            out[column["speaker_named"]] = float(turn.speaker in named)
             lowered = turn.text.lower()
-            out[column["person_in_text"]] = float(any(p in lowered for p in asked.persons))
+            out[column["person_in_text"]] = float(
+                any(p in lowered for p in asked.persons)
+                or bool(also and also.intersection(_WORDS.findall(lowered))))
         if asked.spans and turn.started_at is not None:
             day = turn.started_at.replace(tzinfo=None)
             out[column["date_match"]] = float(any(lo <= day < hi for lo, hi in asked.spans))
@@ -145,8 +188,18 @@ def matrix(table: SpaceTurns, signals: Signals, asked: Asked,
             out[column["when_x_time"]] = float(bool(_TIME.search(turn.text)))
         if asked.count:
             out[column["count_x_number"]] = float(bool(_NUMBER.search(turn.text)))
+        out[column["says_nothing"]] = float(table.says_nothing(row))
     _session_context(x, [table.rows[r].session_id for r in rows], column)
     return x
+
+
+def unlearned(x: np.ndarray) -> np.ndarray:
+    """The order no training chose: each candidate's mean depth over every source (a reached
+    rank counts, a source that missed it counts 0), from a full ``FEATURES`` matrix. The
+    ranker blends towards it so that a conversation unlike its training data falls back on
+    what every source agrees on."""
+    at = {name: i for i, name in enumerate(FEATURES)}
+    return np.asarray(x[:, [at[f"{s}:depth"] for s in SOURCES]].mean(axis=1))
 
 
 def _session_context(x: np.ndarray, sessions: list[str], column: dict[str, int]) -> None:

@@ -29,9 +29,13 @@ from typing import Any
 import numpy as np
 
 from graphmem.errors import ConfigurationError
-from graphmem.retrieve.fused.features import FEATURES
+from graphmem.retrieve.fused.features import FEATURES, unlearned
 
 SHIPPED = Path(__file__).with_name("fusion_ranker.json")
+
+
+def _sigmoid(z: np.ndarray) -> np.ndarray:
+    return np.asarray(1 / (1 + np.exp(-np.clip(z, -30, 30))))
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -40,6 +44,12 @@ class Ranker(ABC):
 
     features: tuple[str, ...]
     gamma: float = 0.0  # packing: order by p / tokens ** gamma
+    floor: int = 0  # packing: small talk counts at least this many tokens in that order
+    spread: float = 1.0  # packing, for a question asking for a list: worth x spread per
+    # turn of the same session already shown (1: no spreading)
+    # (weight w, slope a, intercept b): P = (1 - w) P_learned + w sigmoid(a u + b), u the
+    # unlearned order (features.unlearned); weight 0 reads the learned P alone
+    blend: tuple[float, float, float] = (0.0, 0.0, 0.0)
     metrics: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -66,11 +76,16 @@ class Ranker(ABC):
         """P(evidence) of each row of a full ``FEATURES`` matrix."""
         if len(x) == 0:
             return np.zeros(0)
-        z = self.calibrated(self.raw(x[:, self.columns]))
-        return np.asarray(1 / (1 + np.exp(-np.clip(z, -30, 30))))
+        p = _sigmoid(self.calibrated(self.raw(x[:, self.columns])))
+        weight, slope, intercept = self.blend
+        if weight:
+            p = (1 - weight) * p + weight * _sigmoid(slope * unlearned(x) + intercept)
+        return p
 
     def to_json(self) -> dict[str, Any]:
-        return {"features": list(self.features), "gamma": self.gamma, "metrics": self.metrics}
+        return {"features": list(self.features), "gamma": self.gamma, "floor": self.floor,
+                "spread": self.spread,
+                "blend": [round(v, 8) for v in self.blend], "metrics": self.metrics}
 
     def save(self, path: Path) -> None:
         path.write_text(json.dumps(self.to_json(), indent=1) + "\n")
@@ -132,7 +147,14 @@ def from_json(data: dict[str, Any], folder: Path | None = None) -> Ranker:
     """The ranker a file holds; a tree model's trees are read from ``folder``."""
     try:
         features = tuple(str(f) for f in data["features"])
+        blend = tuple(float(v) for v in data.get("blend", (0.0, 0.0, 0.0)))
+        if len(blend) != 3 or not all(map(math.isfinite, blend)) or not 0 <= blend[0] <= 1:
+            raise ValueError("the blend is not (weight in [0, 1], slope, intercept)")
+        if not 0 < float(data.get("spread", 1.0)) <= 1:
+            raise ValueError("the spread is not in (0, 1]")
         common: dict[str, Any] = {"features": features, "gamma": float(data.get("gamma", 0.0)),
+                                  "floor": int(data.get("floor", 0)), "blend": blend,
+                                  "spread": float(data.get("spread", 1.0)),
                                   "metrics": dict(data.get("metrics", {}))}
         n = len(features)
         if data.get("kind", "linear") == "trees":

@@ -20,9 +20,10 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from graphmem.retrieve.fused.smalltalk import says_nothing, words_of
 from graphmem.retrieve.packing import count_tokens
 from graphmem.retrieve.space_cache import SpaceCache, SpaceCaches
-from graphmem.text import native_datetime, turn_text
+from graphmem.text import native_datetime, speaker_aliases, turn_text
 
 if TYPE_CHECKING:
     from graphmem.retrieve.base import SpaceState
@@ -67,6 +68,7 @@ class SpaceTurns:
     index: dict[str, int] = field(init=False)
     sessions: int = field(init=False)
     tokens: list[list[str]] | None = field(init=False, default=None, repr=False)
+    _nothing: dict[int, bool] = field(init=False, default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
         self.index = {row.id: i for i, row in enumerate(self.rows)}
@@ -78,6 +80,33 @@ class SpaceTurns:
         if 0 <= j < len(self.rows) and self.rows[j].session_id == self.rows[i].session_id:
             return j
         return None
+
+    @cached_property
+    def names(self) -> frozenset[str]:
+        """The words of the space's speaker names, lower case (a greeting may address one)."""
+        return frozenset(w for r in {row.speaker for row in self.rows}
+                         for w in words_of(r))
+
+    @cached_property
+    def latest(self) -> datetime | None:
+        """The space's latest session day: what a question's "last Saturday" counts from."""
+        days = [r.started_at.replace(tzinfo=None) for r in self.rows if r.started_at]
+        return max(days, default=None)
+
+    @cached_property
+    def called(self) -> dict[str, frozenset[str]]:
+        """Every name each speaker goes by, lower case: the words of their label and the
+        aliases the space's own turns give them (:func:`graphmem.text.speaker_aliases`)."""
+        aliases = speaker_aliases((r.speaker, r.text) for r in self.rows)
+        return {speaker: frozenset(words_of(speaker)) | frozenset(aliases.get(speaker, ()))
+                for speaker in {r.speaker for r in self.rows}}
+
+    def says_nothing(self, i: int) -> bool:
+        """Whether turn ``i`` is small talk only (:mod:`smalltalk`), remembered."""
+        if i not in self._nothing:
+            row = self.rows[i]
+            self._nothing[i] = says_nothing(turn_text(row.text, row.image_caption), self.names)
+        return self._nothing[i]
 
     @cached_property
     def _bm25(self) -> Any:

@@ -27,7 +27,9 @@ instead, with a warning (logger ``graphmem``) the first time for each space.
 
 from __future__ import annotations
 
+import heapq
 import logging
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -45,6 +47,7 @@ from graphmem.retrieve.turns import TurnSearch, TurnSearchConfig
 from graphmem.text import format_date
 
 log = logging.getLogger("graphmem")
+QUIET = FEATURES.index("says_nothing")  # the column marking small talk
 CHANGED = " (changed later)"  # ends a line whose fact a later turn changed
 Chosen = tuple[int, float, "Statement | None"]  # a table row, its P, its statement if shown
 _WARNED: set[str] = set()  # spaces already reported too large, in this process
@@ -75,28 +78,34 @@ def header(turn: TurnRow) -> str:
 
 def select(costs: list[int], heads: list[int], sessions: list[str], p: np.ndarray,
            budget: int, gamma: float, headers: bool = True,
-           shorts: list[int | None] | None = None) -> list[tuple[int, bool]]:
+           shorts: list[int | None] | None = None, floor: int = 0,
+           spread: float = 1.0, quiet: np.ndarray | None = None) -> list[tuple[int, bool]]:
     """Which candidates to show within ``budget``, and whether whole (True) or by their
     statement (False), as (candidate, whole) in the order chosen.
 
     A candidate costs its line, and its session's header once (``headers``) or on every line.
     ``shorts`` gives each candidate's statement cost where a statement is cheaper than the
     line (None elsewhere). Every way of showing a candidate is worth its P: the statement
-    covers its turn. The ways go in order of P / cost ** gamma; a candidate already shown by
+    covers its turn. The ways go in order of P / max(cost, floor) ** gamma, where the floor
+    holds for the candidates ``quiet`` marks (small talk: a greeting is never chosen for
+    being cheap), or for every candidate when ``quiet`` is None; a candidate already shown by
     its statement is shown whole instead when its line's turn comes and the budget has room
-    for the difference."""
+    for the difference. With ``spread`` below 1 (a question asking for every item of a
+    kind), a candidate's worth is multiplied by ``spread`` for each turn of its session
+    already shown, so the items said in other sessions get their turn."""
     short = shorts if shorts is not None else [None] * len(costs)
     ways: list[tuple[float, int, int, bool]] = []  # (P per cost, candidate, cost, whole)
     for n, cost in enumerate(costs):
-        ways.append((p[n] / max(1, cost) ** gamma, n, cost, True))
+        least = floor if quiet is None or quiet[n] else 1
+        ways.append((p[n] / max(1, least, cost) ** gamma, n, cost, True))
         cheaper = short[n]
         if cheaper is not None and cheaper < cost:
-            ways.append((p[n] / max(1, cheaper) ** gamma, n, cheaper, False))
-    ways.sort(key=lambda w: (-w[0], w[1], not w[3]))
+            ways.append((p[n] / max(1, least, cheaper) ** gamma, n, cheaper, False))
     opened: set[str] = set()
+    taken: dict[str, int] = {}  # session -> candidates shown from it
     used = 0
     shown: dict[int, tuple[int, bool]] = {}  # candidate -> (its line's cost, whole)
-    for _, n, cost, whole in ways:
+    for n, cost, whole in _in_order(ways, sessions, spread, taken):
         if n in shown:
             spent, was_whole = shown[n]
             if whole and not was_whole and used - spent + cost <= budget:
@@ -108,8 +117,28 @@ def select(costs: list[int], heads: list[int], sessions: list[str], p: np.ndarra
             continue
         used += cost + extra
         opened.add(sessions[n])
+        taken[sessions[n]] = taken.get(sessions[n], 0) + 1
         shown[n] = (cost, whole)
     return [(n, whole) for n, (_, whole) in shown.items()]
+
+
+def _in_order(ways: list[tuple[float, int, int, bool]], sessions: list[str], spread: float,
+              taken: dict[str, int]) -> Iterator[tuple[int, int, bool]]:
+    """The ways best first; with ``spread`` < 1 each way's worth shrinks by ``spread`` per
+    turn of its session shown so far (``taken``, kept by the caller), re-read lazily."""
+    if spread >= 1:
+        for _, n, cost, whole in sorted(ways, key=lambda w: (-w[0], w[1], not w[3])):
+            yield n, cost, whole
+        return
+    heap = [(-worth, n, not whole, cost, 0) for worth, n, cost, whole in ways]
+    heapq.heapify(heap)
+    while heap:
+        worth, n, part, cost, seen = heapq.heappop(heap)
+        now = taken.get(sessions[n], 0)
+        if now != seen:  # its session gained turns since: worth less, back in line
+            heapq.heappush(heap, (worth * spread ** (now - seen), n, part, cost, now))
+            continue
+        yield n, cost, not part
 
 
 def packing_inputs(table: SpaceTurns, rows: list[int],
@@ -184,21 +213,24 @@ class FusedSearch(Strategy[FusedConfig]):
                             state.space, state.turns, limit)
             return TurnSearch("turns", TurnSearchConfig()).retrieve(ctx, state, budget)
         ranker = load_ranker(c.model)
-        with stage("question"):
-            asked = analyse(ctx.query)
-            _ = ctx.query.embedding
         with stage("table"):
             table = space_turns(ctx.store, state, ctx.caches)
+        with stage("question"):
+            asked = analyse(ctx.query, table.latest)
+            _ = ctx.query.embedding
         with stage("candidates"):
             signals = gather(ctx, state, table, c.pools.scaled(budget), c.sources)
             rows = candidate_rows(table, signals)
         with stage("ranking", candidates=len(rows)):
-            p = ranker.probabilities(matrix(table, signals, asked, rows))
+            x = matrix(table, signals, asked, rows)
+            p = ranker.probabilities(x)
         with stage("packing"):
             gamma = ranker.gamma if c.gamma is None else c.gamma
             statements = (turn_statements(ctx, state, table, rows, signals.held)
                           if c.statements else None)
             costs, heads, sessions, shorts = packing_inputs(table, rows, statements)
-            chosen = select(costs, heads, sessions, p, budget, gamma, c.headers, shorts)
+            chosen = select(costs, heads, sessions, p, budget, gamma, c.headers, shorts,
+                            ranker.floor, ranker.spread if asked.listing else 1.0,
+                            x[:, QUIET] > 0)
             return render(table, [(rows[n], float(p[n]), None if whole or statements is None
                                    else statements[n]) for n, whole in chosen], c.headers)

@@ -1,0 +1,116 @@
+"""What each choice for the `graphmem` ranker does on datasets it never saw: the
+leave-one-dataset-out matrix (trained on every dev dataset but X, measured on X) for a row
+of variants, each adding one change to the one before.
+
+    python benchmarks/ranker_transfer.py [--longmemeval-s] [--conversations 8] \
+        [--out ranker_transfer.json]
+
+Variants (trees, every one measured the same way, at the gamma the pooled out-of-fold sweep of
+the first chose, no blend, no floor):
+
+- ``session 20's features``: without ``says_nothing`` and without the ``position`` family;
+- ``+ small talk``: with ``says_nothing``;
+- ``+ span weights``: a question's evidence turns share one unit of weight (the shipped
+  recipe);
+- ``+ monotone``: the trees held to the directions of ``features.MONOTONE``;
+- ``+ span weights, position kept``: the ``position`` family back (the shipped model leaves
+  it out);
+- ``+ span weights, without neighbours``: what the turns either side (the reply pairs) add;
+- then, on the shipped recipe, the sweep `graphmem eval train-ranker` chooses from: the
+  packing exponent and the blend with the unlearned order (the small-talk floor fixed, and
+  measured without), then the spread of list questions over sessions.
+
+The candidates of each question are collected (and cached) as `train-ranker` does, on the
+eval spaces of the current settings: LoCoMo, LongMemEval oracle (100 questions), FriendsQA
+dev, a sample of whole QMSum validation conversations and, with ``--longmemeval-s``, 100
+questions of LongMemEval S. Each matrix row gives evidence recall, any evidence turn and
+answer recall at 500 / 1,000 / 2,000 / 4,000 tokens.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from common import DATA, LOCOMO, make_parser, publish
+
+from graphmem.client import Memory
+from graphmem.retrieve.fused.features import FAMILIES, FEATURES
+from graphmem.training import transfer
+from graphmem.training.ranker import best_gamma, collect, fit, folds_of, out_of_fold
+from graphmem.training.samples import Sample
+
+
+def samples(conversations: int, long_s: bool) -> list[Sample]:
+    lme = DATA / "longmemeval"
+    with Memory(progress=True) as memory:
+        out = collect(memory, "locomo", LOCOMO, print)
+        out += collect(memory, "longmemeval", lme / "longmemeval_oracle_dev.json", print,
+                       limit=100)
+        if long_s:
+            out += collect(memory, "longmemeval", lme / "longmemeval_s_dev36.json.gz", print,
+                           limit=100)
+        out += collect(memory, "locomo", DATA / "friendsqa" / "friendsqa_dev.json", print,
+                       family="friendsqa")
+        out += collect(memory, "locomo", DATA / "qmsum" / "qmsum_val.json.gz", print,
+                       family="qmsum", conversations=conversations)
+    return out
+
+
+def main() -> None:
+    parser = make_parser(__doc__)
+    parser.add_argument("--conversations", type=int, default=8,
+                        help="QMSum validation conversations to sample (seed 0)")
+    parser.add_argument("--longmemeval-s", action="store_true")
+    parser.add_argument("--out", type=Path, default=None)
+    args = parser.parse_args()
+    data = samples(args.conversations, args.longmemeval_s)
+    every = list(range(len(FEATURES)))
+
+    def without(*names: str) -> list[int]:
+        dropped = {c for family in names for c in FAMILIES[family]}
+        return [i for i in every if FEATURES[i] not in dropped]
+
+    variants: list[tuple[str, list[int], dict[str, bool]]] = [
+        ("session 20's features", without("smalltalk", "position"), {}),
+        ("+ small talk", without("position"), {}),
+        ("+ span weights", without("position"), {"weigh": True}),
+        ("+ monotone", without("position"), {"weigh": True, "monotone": True}),
+        ("+ span weights, position kept", every, {"weigh": True}),
+        ("+ span weights, without neighbours", without("position", "neighbours"),
+         {"weigh": True}),
+    ]
+    shipped = "+ span weights"
+    quiet = variants[0][1]
+    fold = folds_of(data, 5)
+    gamma, _ = best_gamma(data, out_of_fold(data, fold, quiet))
+    result: dict[str, Any] = {"questions": {d: sum(s.dataset == d for s in data)
+                                            for d in sorted({s.dataset for s in data})},
+                              "gamma": gamma, "variants": {}}
+    kept: tuple[list[np.ndarray], list[np.ndarray]] | None = None
+    for name, columns, settings in variants:
+        def fitted(part: Sequence[Sample], c: list[int] = columns,
+                   k: dict[str, bool] = settings) -> Callable[[np.ndarray], np.ndarray]:
+            return fit(part, c, weigh=k.get("weigh", False),
+                       monotone=k.get("monotone", False)).probabilities
+
+        learned, plain_p = transfer.held_out(data, fitted, print)
+        matrix = transfer.report(data, learned, gamma)
+        score = transfer.score(matrix)
+        print(f"{name}: {score:.4f}")
+        result["variants"][name] = {"score": round(score, 4), "matrix": matrix}
+        if name == shipped:
+            kept = (learned, plain_p)
+    assert kept is not None
+    (gamma, weight, floor, spread), sweep = transfer.choose(data, kept[0], kept[1], print)
+    result["chosen"] = {"gamma": gamma, "blend": weight, "floor": floor, "spread": spread}
+    result["matrix"] = transfer.report(data, transfer.blended(kept[0], kept[1], weight), gamma,
+                                       floor, spread)
+    result["sweep"] = sweep
+    publish(result, args.out)
+
+
+if __name__ == "__main__":
+    main()

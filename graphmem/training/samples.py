@@ -1,0 +1,27 @@
+"""One question's labelled candidates, as the ranker's training and validation read them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+
+@dataclass
+class Sample:
+    """One question's candidates: features, labels and what packing needs."""
+
+    dataset: str
+    split: str  # the file's name: reports are per split
+    conversation: str
+    category: str
+    x: np.ndarray
+    y: np.ndarray
+    costs: list[int]
+    heads: list[int]
+    sessions: list[str]
+    evidence: int  # gold evidence turns, reached or not
+    shorts: list[int | None] = field(default_factory=list)  # statement costs; [] for none
+    words: int = 0  # the gold answer's words to find (see graphmem.eval.metrics.answer_words)
+    found: list[frozenset[str]] = field(default_factory=list)  # of them, each candidate's
+    listing: bool = False  # the question asks for every item of a kind
