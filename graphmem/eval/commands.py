@@ -179,8 +179,9 @@ def calibrate_segmenter(data: Path, q: float, out: Path | None) -> None:
               help="A question's evidence turns share one unit of training weight (a long "
               "QMSum span weighs what a one-turn answer does).")
 @click.option("--without", "left_out", multiple=True, metavar="FAMILY",
-              help="Leave a feature family out of the shipped model (repeat for several); "
-              "`position` is left out by default, as the leave-one-dataset-out matrix chose.")
+              help="Leave a feature family out of the shipped model (repeat for several). "
+              "Default: `position`, as the leave-one-dataset-out matrix chose; giving "
+              "--without replaces that default.")
 @click.option("--monotone/--no-monotone", default=False, show_default=True,
               help="Hold the trees to the directions known in advance (a source's rank, "
               "agreement, date match, small talk).")
