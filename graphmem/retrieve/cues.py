@@ -4,7 +4,7 @@
   the space (rapidfuzz, as ingestion merges names);
 - dates: DATE entities with a year, resolved by dateparser to the day, month
   or year they name (a relative date, or a month without its year, has nothing to count from
-  and is left out);
+  and is left out); occasions with their year ("Thanksgiving 2023", :mod:`occasions`);
 - places: GPE, LOC and FAC entities.
 
 A scene passes a filter when it has every person named among its participants (else, any of
@@ -24,6 +24,7 @@ from functools import lru_cache
 from typing import Any, TypeVar
 
 from graphmem.nlp import parse
+from graphmem.retrieve.occasions import counted_spans, occasion_span
 from graphmem.text import Cast, place_key
 
 MONTHS = {m.lower() for m in calendar.month_name if m}
@@ -89,12 +90,18 @@ def question_spans(doc: Any, base: datetime | None = None
                    ) -> tuple[tuple[datetime, datetime], ...]:
     """The dates a parsed question names: spaCy's DATE entities and numeric dates it may
     read as numbers (``1/17``, ``20.01.2024``, ``2024-01-20``), each as :func:`date_span`
-    reads it against ``base``."""
-    said = [e.text for e in doc.ents if e.label_ == "DATE"]
+    reads it against ``base``; occasions ("at Christmas", "Thanksgiving 2023") and times
+    counted from one or from a date ("two weeks before Christmas"), :mod:`occasions`."""
+    counted, used = counted_spans(doc, base, date_span)
+    ents = [e for e in doc.ents if e.start not in used]
+    said = [e.text for e in ents if e.label_ == "DATE"]
     said += [m.group(1) for m in _NUMERIC_DATE.finditer(doc.text)
              if not any(m.group(1) in s for s in said)
              and (_YEAR.search(m.group(1)) or _BEFORE_DATE.search(doc.text[:m.start()]))]
-    return tuple(dict.fromkeys(s for s in (date_span(t, base) for t in said) if s))
+    spans = [*counted, *(date_span(t, base) for t in said)]
+    spans += [occasion_span(e.text, base) for e in ents
+              if e.label_ in {"DATE", "EVENT"} and date_span(e.text, base) is None]
+    return tuple(dict.fromkeys(s for s in spans if s))
 
 
 def question_cues(question: str, cast: Cast) -> Cues:

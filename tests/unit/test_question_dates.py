@@ -29,6 +29,11 @@ def day(y: int, m: int, d: int) -> tuple[datetime, datetime]:
     ("What did they do on June 3rd?", day(2023, 6, 3)),  # the last June 3rd before then
     ("Who called two weeks ago?", (datetime(2024, 3, 4), datetime(2024, 3, 11))),
     ("What did she plan for 7 May 2023?", day(2023, 5, 7)),
+    ("Where was John on Christmas Eve?", day(2023, 12, 24)),  # the last one before then
+    ("What did they cook for Thanksgiving 2022?", day(2022, 11, 24)),
+    ("What did Mel bake two weeks before Christmas?",  # 11 December, a week wide around it
+     (datetime(2023, 12, 8), datetime(2023, 12, 15))),
+    ("What did Jon do three days after 1 May 2023?", (datetime(2023, 5, 4), datetime(2023, 5, 5))),
 ])
 def test_a_questions_date_is_the_day_or_week_it_names(question: str,
                                                      span: tuple[datetime, datetime]) -> None:
@@ -39,6 +44,16 @@ def test_a_questions_date_is_the_day_or_week_it_names(question: str,
                                       "What is 3/4 of the recipe?", "What did Kate bake?"])
 def test_numbers_that_are_not_dates_name_no_date(question: str) -> None:
     assert question_spans(parse([question])[0], LATEST) == ()
+
+
+def test_an_occasion_counted_from_is_the_last_whose_time_has_come() -> None:
+    before_christmas = (datetime(2023, 12, 8), datetime(2023, 12, 15))
+    assert question_spans(parse(["What did Mel bake two weeks before Christmas?"])[0],
+                          datetime(2023, 12, 20)) == (before_christmas,)  # this year's
+    assert question_spans(parse(["What did Mel bake two weeks before Christmas?"])[0],
+                          datetime(2023, 12, 1)) == (  # not yet: the year before
+        (datetime(2022, 12, 8), datetime(2022, 12, 15)),)
+    assert question_spans(parse(["Where did they go at the World Cup?"])[0], LATEST) == ()
 
 
 def test_without_the_conversations_day_a_date_needs_its_year() -> None:
