@@ -2,7 +2,7 @@
 leave-one-dataset-out matrix (trained on every dev dataset but X, measured on X) for a row
 of variants, each adding one change to the one before.
 
-    python benchmarks/ranker_transfer.py [--longmemeval-s] [--conversations 8] \
+    python benchmarks/ranker_transfer.py [--longmemeval-s] [--conversations 8] [--seed 0] \
         [--out ranker_transfer.json]
 
 Variants (trees, every one measured the same way, at the gamma the pooled out-of-fold sweep of
@@ -16,6 +16,11 @@ the first chose, no blend, no floor):
 - ``+ span weights, position kept``: the ``position`` family back (the shipped model leaves
   it out);
 - ``+ span weights, without neighbours``: what the turns either side (the reply pairs) add;
+- ``session 21's recipe, questions whole``: the span-weights recipe on candidates gathered
+  without splitting questions about several people or things and without the turns closest
+  to a list question's kind (so the variant before it, on today's candidates, shows what
+  those candidates add; the shipped recipe); ``+ kind features``: the closeness to the kind
+  as features (measured, left out of the shipped model);
 - then, on the shipped recipe, the sweep `graphmem eval train-ranker` chooses from: the
   packing exponent and the blend with the unlearned order (the small-talk floor fixed, and
   measured without), then the spread of list questions over sessions.
@@ -38,24 +43,24 @@ from common import DATA, LOCOMO, make_parser, publish
 
 from graphmem.client import Memory
 from graphmem.retrieve.fused.features import FAMILIES, FEATURES
-from graphmem.training import transfer
+from graphmem.training import lambdamart, transfer
 from graphmem.training.ranker import best_gamma, collect, fit, folds_of, out_of_fold
 from graphmem.training.samples import Sample
 
 
-def samples(conversations: int, long_s: bool) -> list[Sample]:
+def samples(conversations: int, long_s: bool, split: bool = True) -> list[Sample]:
     lme = DATA / "longmemeval"
     with Memory(progress=True) as memory:
-        out = collect(memory, "locomo", LOCOMO, print)
+        out = collect(memory, "locomo", LOCOMO, print, split=split)
         out += collect(memory, "longmemeval", lme / "longmemeval_oracle_dev.json", print,
-                       limit=100)
+                       limit=100, split=split)
         if long_s:
             out += collect(memory, "longmemeval", lme / "longmemeval_s_dev36.json.gz", print,
-                           limit=100)
+                           limit=100, split=split)
         out += collect(memory, "locomo", DATA / "friendsqa" / "friendsqa_dev.json", print,
-                       family="friendsqa")
+                       family="friendsqa", split=split)
         out += collect(memory, "locomo", DATA / "qmsum" / "qmsum_val.json.gz", print,
-                       family="qmsum", conversations=conversations)
+                       family="qmsum", conversations=conversations, split=split)
     return out
 
 
@@ -64,9 +69,13 @@ def main() -> None:
     parser.add_argument("--conversations", type=int, default=8,
                         help="QMSum validation conversations to sample (seed 0)")
     parser.add_argument("--longmemeval-s", action="store_true")
+    parser.add_argument("--seed", type=int, default=0,
+                        help="the trees' seed (the spread between seeds is the noise floor)")
     parser.add_argument("--out", type=Path, default=None)
     args = parser.parse_args()
+    lambdamart.PARAMS["seed"] = args.seed
     data = samples(args.conversations, args.longmemeval_s)
+    whole = samples(args.conversations, args.longmemeval_s, split=False)
     every = list(range(len(FEATURES)))
 
     def without(*names: str) -> list[int]:
@@ -74,13 +83,16 @@ def main() -> None:
         return [i for i in every if FEATURES[i] not in dropped]
 
     variants: list[tuple[str, list[int], dict[str, bool]]] = [
-        ("session 20's features", without("smalltalk", "position"), {}),
-        ("+ small talk", without("position"), {}),
-        ("+ span weights", without("position"), {"weigh": True}),
-        ("+ monotone", without("position"), {"weigh": True, "monotone": True}),
-        ("+ span weights, position kept", every, {"weigh": True}),
-        ("+ span weights, without neighbours", without("position", "neighbours"),
+        ("session 20's features", without("smalltalk", "position", "kind"), {}),
+        ("+ small talk", without("position", "kind"), {}),
+        ("+ span weights", without("position", "kind"), {"weigh": True}),
+        ("+ monotone", without("position", "kind"), {"weigh": True, "monotone": True}),
+        ("+ span weights, position kept", without("kind"), {"weigh": True}),
+        ("+ span weights, without neighbours", without("position", "neighbours", "kind"),
          {"weigh": True}),
+        ("session 21's recipe, questions whole", without("position", "kind"),
+         {"weigh": True, "whole": True}),
+        ("+ kind features", without("position"), {"weigh": True}),
     ]
     shipped = "+ span weights"
     quiet = variants[0][1]
@@ -88,7 +100,7 @@ def main() -> None:
     gamma, _ = best_gamma(data, out_of_fold(data, fold, quiet))
     result: dict[str, Any] = {"questions": {d: sum(s.dataset == d for s in data)
                                             for d in sorted({s.dataset for s in data})},
-                              "gamma": gamma, "variants": {}}
+                              "gamma": gamma, "seed": args.seed, "variants": {}}
     kept: tuple[list[np.ndarray], list[np.ndarray]] | None = None
     for name, columns, settings in variants:
         def fitted(part: Sequence[Sample], c: list[int] = columns,
@@ -96,8 +108,9 @@ def main() -> None:
             return fit(part, c, weigh=k.get("weigh", False),
                        monotone=k.get("monotone", False)).probabilities
 
-        learned, plain_p = transfer.held_out(data, fitted, print)
-        matrix = transfer.report(data, learned, gamma)
+        rows = whole if settings.get("whole") else data
+        learned, plain_p = transfer.held_out(rows, fitted, print)
+        matrix = transfer.report(rows, learned, gamma)
         score = transfer.score(matrix)
         print(f"{name}: {score:.4f}")
         result["variants"][name] = {"score": round(score, 4), "matrix": matrix}

@@ -185,6 +185,6 @@ def test_a_list_question_spreads_its_turns_over_sessions() -> None:
     ("What kind of pot did they make?", False), ("Who is Tom's brother?", False)])
 def test_questions_asking_for_every_item_of_a_kind(question: str, listing: bool) -> None:
     from graphmem.nlp import parse
-    from graphmem.retrieve.fused.features import asks_for_list
+    from graphmem.retrieve.fused.kinds import asks_for_list
 
     assert asks_for_list(parse([question])[0]) is listing

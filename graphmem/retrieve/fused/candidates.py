@@ -5,6 +5,10 @@ A *source* ranks turns: ``bm25`` (the space's own BM25, :mod:`space_index`) and 
 statements), ``scenes`` (CAST scene summaries), ``events`` (ES-Mem's boundary anchors, event
 windows and summary rerank) and ``episodes`` (EMA units) over the layers built on them. A
 derived unit passes its rank and score to each of its source turns (a turn keeps its best).
+A question about several people or things is also asked of each part (:mod:`parts`) by the
+sources scored in the client, and a turn keeps its best rank over the parts. For a question
+asking for every item of a kind, each turn's closeness to the kind is measured (:mod:`kinds`)
+and the closest turns join the candidates.
 
 A layer that none of the space's sessions hold is skipped. The dense sources of a space of up
 to ``GRAPHMEM_CLIENT_VECTORS_MAX_TURNS`` turns are scored in the client from vectors read once
@@ -24,8 +28,15 @@ import numpy as np
 
 from graphmem.providers.telemetry import stage
 from graphmem.retrieve.base import RetrievalContext, SpaceState
+from graphmem.retrieve.fused.kinds import question_kind
+from graphmem.retrieve.fused.parts import question_parts
 from graphmem.retrieve.fused.space_index import SpaceTurns
-from graphmem.retrieve.fused.space_vectors import DENSE_SOURCES, SpaceVectors, space_vectors
+from graphmem.retrieve.fused.space_vectors import (
+    DENSE_SOURCES,
+    DenseUnits,
+    SpaceVectors,
+    space_vectors,
+)
 from graphmem.store import Tx
 
 # each source and the layer it reads ("turns" is always there)
@@ -51,6 +62,7 @@ class Pools:
     window: int = 3  # ES-Mem's w
     alpha: float = 0.7  # ES-Mem's summary weight
     episodes: int = 20
+    kind: int = 20  # turns closest to the kind a list question asks for
     oversample: float = 1.5
 
     def scaled(self, budget: int, tokens_per_turn: int = 15) -> Pools:
@@ -66,6 +78,8 @@ class Signals:
     ranks: dict[str, dict[int, tuple[int, float]]] = field(default_factory=dict)
     sources: tuple[str, ...] = ()  # the sources that ran
     held: SpaceVectors | None = None  # the space's vectors, when the client holds them
+    # every turn's rank and closeness to the kind a list question asks for (:mod:`kinds`)
+    kind: dict[int, tuple[int, float]] = field(default_factory=dict)
 
     def add(self, source: str, row: int | None, rank: int, score: float) -> None:
         if row is None:
@@ -85,24 +99,37 @@ def available(state: SpaceState) -> tuple[str, ...]:
 
 
 def gather(ctx: RetrievalContext, state: SpaceState, table: SpaceTurns, pools: Pools,
-           sources: tuple[str, ...] | None = None) -> Signals:
-    """Run every available source (or those named) for ``ctx.query``."""
+           sources: tuple[str, ...] | None = None, split: bool = True) -> Signals:
+    """Run every available source (or those named) for ``ctx.query``. With ``split``, the
+    space's BM25 and the dense sources held in the client run also for each part of a
+    question about several people or things (:mod:`parts`), a turn keeping its best rank,
+    and a list question's kind is scored against every turn (:mod:`kinds`); both need only
+    the client's vectors, so a space too large to hold them is asked the question whole."""
     use = tuple(s for s in available(state) if sources is None or s in sources)
     signals = Signals(sources=use)
     at = table.index.get
+    parts = question_parts(ctx.query.doc) if split else ()
+    kind = question_kind(ctx.query.doc) if split else None
     if "bm25" in use:
-        with stage("source.bm25"):
-            scores = table.bm25(ctx.query.text)
-            order = np.argsort(-scores, kind="stable")[: pools.turns]
-            for rank, i in enumerate(int(i) for i in order if scores[i] > 0):
-                signals.add("bm25", i, rank, float(scores[i]))
+        with stage("source.bm25", parts=len(parts)):
+            for text in (ctx.query.text, *parts):
+                scores = table.bm25(text)
+                order = np.argsort(-scores, kind="stable")[: pools.turns]
+                for rank, i in enumerate(int(i) for i in order if scores[i] > 0):
+                    signals.add("bm25", i, rank, float(scores[i]))
     dense = [s for s in use if s in DENSE_SOURCES]
-    with stage("source.vectors", sources=dense):
+    with stage("source.vectors", sources=dense, parts=len(parts)):
         held = space_vectors(ctx.store, state, dense, ctx.caches) if dense else None
         if held is not None:
             signals.held = held
-            query = np.asarray(ctx.query.embedding, dtype=np.float32)
-            _score_held(signals, held, query, pools, at)
+            extra = [*parts, *([kind] if kind else [])]
+            vectors = [np.asarray(v, dtype=np.float32)
+                       for v in (ctx.embedder.embed(extra) if extra else [])]
+            for query in [np.asarray(ctx.query.embedding, dtype=np.float32),
+                          *vectors[:len(parts)]]:
+                _score_held(signals, held, query, pools, at)
+            if kind and "vector" in held.sources:
+                _close_to_kind(signals, held.sources["vector"], vectors[-1], pools.kind, at)
     reads = sorted((s for s in use if s != "bm25" and (held is None or s not in dense)),
                    key=COSTLY_FIRST.index)
     if reads:
@@ -122,6 +149,23 @@ def _score_held(signals: Signals, held: SpaceVectors, query: np.ndarray, pools: 
                 score = 1.0 / (60 + rank + 1)
             for turn in units.turn_ids[i]:
                 signals.add(source, at(turn), rank, score)
+
+
+def _close_to_kind(signals: Signals, turns: DenseUnits, kind: np.ndarray, pool: int,
+                   at: Callable[[str], int | None]) -> None:
+    """Every turn's closeness to the kind a list question asks for, and its rank by it; the
+    ``pool`` closest join the candidates (as source ``kind``)."""
+    if not turns.ids:
+        return
+    norm = float(np.linalg.norm(kind)) or 1.0
+    close = turns.vectors @ (kind / norm)
+    for rank, i in enumerate(np.argsort(-close, kind="stable").tolist()):
+        row = at(turns.turn_ids[i][0]) if turns.turn_ids[i] else None
+        if row is None:
+            continue
+        signals.kind[row] = (rank, float(close[i]))
+        if rank < pool:
+            signals.add("kind", row, rank, float(close[i]))
 
 
 def _read(ctx: RetrievalContext, state: SpaceState, pools: Pools,

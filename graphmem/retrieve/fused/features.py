@@ -20,6 +20,8 @@ Families (each can be left out when the ranker is trained, to measure what it ad
 - ``position``: the session's place in time, the turn's place in its session;
 - ``length``: log tokens; ``type``: when-questions x turns naming a time, how-many questions x
   turns holding a number;
+- ``kind``: for a question asking for every item of a kind ("Which countries..."), the turn's
+  cosine to the kind and its depth in the space's turns ranked by it (:mod:`kinds`);
 - ``smalltalk``: the turn is a greeting, thanks, laughter or the like and nothing else
   (:mod:`smalltalk`): cheap lines that would otherwise win on probability per token.
 
@@ -33,13 +35,13 @@ import math
 import re
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
 
 import numpy as np
 
 from graphmem.retrieve.base import Query
 from graphmem.retrieve.cues import question_spans
 from graphmem.retrieve.fused.candidates import SOURCES, Signals
+from graphmem.retrieve.fused.kinds import asks_for_list
 from graphmem.retrieve.fused.space_index import SpaceTurns
 
 DEPTH_SCALE = math.log(401)
@@ -59,6 +61,7 @@ FAMILIES: dict[str, tuple[str, ...]] = {
     "length": ("log_tokens",),
     "type": ("when_x_time", "count_x_number"),
     "smalltalk": ("says_nothing",),
+    "kind": ("kind:closeness", "kind:depth"),
 }
 FEATURES: tuple[str, ...] = tuple(c for cols in FAMILIES.values() for c in cols)
 # the direction known before any data: a source ranking a turn higher, more sources agreeing,
@@ -77,8 +80,6 @@ _NUMBER = re.compile(r"\b(\d+|one|two|three|four|five|six|seven|eight|nine|ten|t
 _WHEN = re.compile(r"^\s*(when|what (date|day|year|month|time)|how long|which (year|month|"
                    r"day))\b", re.IGNORECASE)
 _WORDS = re.compile(r"[a-z]+")
-_LIST = re.compile(r"\b(list|all the|both|kinds of|types of|what are some|some of the)\b",
-                   re.IGNORECASE)
 _COUNT = re.compile(r"\bhow (many|much|often)\b", re.IGNORECASE)
 
 
@@ -103,23 +104,6 @@ def analyse(query: Query, base: datetime | None = None) -> Asked:
     return Asked(tuple(dict.fromkeys(n.lower() for n in named if len(n) > 1)), spans,
                  bool(_WHEN.search(query.text)), bool(_COUNT.search(query.text)),
                  asks_for_list(doc))
-
-
-def asks_for_list(doc: Any) -> bool:
-    """Whether a parsed question asks for every item of a kind: "What books has she read?",
-    "Which countries...", "What do both of them play?", "What kinds of art..." (a plural
-    noun right after its wh-word, or words that ask for several)."""
-    if _LIST.search(doc.text):
-        return True
-    words = list(doc)
-    if not words or words[0].lower_ not in {"what", "which"}:
-        return False
-    for word in words[1:4]:
-        if word.tag_ in {"NNS", "NNPS"}:
-            return True
-        if word.pos_ in {"VERB", "AUX"}:
-            return False
-    return False
 
 
 def _who(table: SpaceTurns, persons: tuple[str, ...]) -> tuple[set[str], frozenset[str]]:
@@ -189,6 +173,10 @@ def matrix(table: SpaceTurns, signals: Signals, asked: Asked,
         if asked.count:
             out[column["count_x_number"]] = float(bool(_NUMBER.search(turn.text)))
         out[column["says_nothing"]] = float(table.says_nothing(row))
+        close = signals.kind.get(row)
+        if close is not None:
+            out[column["kind:depth"]] = 1 - math.log1p(close[0]) / DEPTH_SCALE
+            out[column["kind:closeness"]] = close[1]
     _session_context(x, [table.rows[r].session_id for r in rows], column)
     return x
 

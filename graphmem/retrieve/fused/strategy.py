@@ -60,6 +60,7 @@ class FusedConfig:
     gamma: float | None = None  # None: the ranker's own
     headers: bool = True  # one date header per session; False: the day on every line
     statements: bool = False  # True: a turn may be shown by its statement nearest the question
+    parts: bool = True  # a question about several people or things also asked of each
     pools: Pools = field(default_factory=Pools)
 
 
@@ -219,7 +220,7 @@ class FusedSearch(Strategy[FusedConfig]):
             asked = analyse(ctx.query, table.latest)
             _ = ctx.query.embedding
         with stage("candidates"):
-            signals = gather(ctx, state, table, c.pools.scaled(budget), c.sources)
+            signals = gather(ctx, state, table, c.pools.scaled(budget), c.sources, c.parts)
             rows = candidate_rows(table, signals)
         with stage("ranking", candidates=len(rows)):
             x = matrix(table, signals, asked, rows)
