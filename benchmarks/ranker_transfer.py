@@ -3,7 +3,7 @@ leave-one-dataset-out matrix (trained on every dev dataset but X, measured on X)
 of variants, each adding one change to the one before.
 
     python benchmarks/ranker_transfer.py [--longmemeval-s] [--conversations 8] [--seed 0] \
-        [--out ranker_transfer.json]
+        [--seeds 3] [--out ranker_transfer.json]
 
 Variants (trees, every one measured the same way, at the gamma the pooled out-of-fold sweep of
 the first chose, no blend, no floor):
@@ -70,10 +70,12 @@ def main() -> None:
                         help="QMSum validation conversations to sample (seed 0)")
     parser.add_argument("--longmemeval-s", action="store_true")
     parser.add_argument("--seed", type=int, default=0,
-                        help="the trees' seed (the spread between seeds is the noise floor)")
+                        help="the trees' first seed (the spread between seeds is the noise)")
+    parser.add_argument("--seeds", type=int, default=lambdamart.SEEDS,
+                        help="fits averaged per model (1: a single fit, as before session 22)")
     parser.add_argument("--out", type=Path, default=None)
     args = parser.parse_args()
-    lambdamart.PARAMS["seed"] = args.seed
+    lambdamart.SEED, lambdamart.SEEDS = args.seed, args.seeds
     data = samples(args.conversations, args.longmemeval_s)
     whole = samples(args.conversations, args.longmemeval_s, split=False)
     every = list(range(len(FEATURES)))
@@ -100,7 +102,8 @@ def main() -> None:
     gamma, _ = best_gamma(data, out_of_fold(data, fold, quiet))
     result: dict[str, Any] = {"questions": {d: sum(s.dataset == d for s in data)
                                             for d in sorted({s.dataset for s in data})},
-                              "gamma": gamma, "seed": args.seed, "variants": {}}
+                              "gamma": gamma, "seed": args.seed, "seeds": args.seeds,
+                              "variants": {}}
     kept: tuple[list[np.ndarray], list[np.ndarray]] | None = None
     for name, columns, settings in variants:
         def fitted(part: Sequence[Sample], c: list[int] = columns,

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import math
 from abc import ABC, abstractmethod
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
@@ -50,6 +51,21 @@ class Query:
     @cached_property
     def embedding(self) -> list[float]:
         return [float(x) for x in self._embedder.embed([self.text])[0]]
+
+    def embed_with(self, others: Sequence[str]) -> list[list[float]]:
+        """The vectors of ``others`` (texts derived from the question: its parts, the kind it
+        asks for), embedded in one batch with the question's own when that is not known yet
+        (one call to the model instead of two); each text once per question."""
+        known: dict[str, list[float]] = self.__dict__.setdefault("_others", {})
+        wanted = [t for t in dict.fromkeys(others) if t not in known]
+        first = "embedding" not in self.__dict__
+        if wanted or first:
+            batch = ([self.text] if first else []) + wanted
+            vectors = [[float(x) for x in v] for v in self._embedder.embed(batch)]
+            if first:
+                self.__dict__["embedding"] = vectors.pop(0)
+            known.update(zip(wanted, vectors, strict=True))
+        return [known[t] for t in others]
 
     @cached_property
     def terms(self) -> str:

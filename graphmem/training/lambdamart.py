@@ -6,7 +6,14 @@ can learn where a signal matters (a date match only when the question names a da
 neighbour's depth only when the turn itself says little). Small trees, many rounds and row
 and column subsampling keep the model smooth; the settings are LightGBM's usual ranking
 ones, not searched on the development splits (docs/results-graphmem.md gives the four
-compared on them, of which these are the cheapest). Deterministic: one seed, a fixed thread count.
+compared on them, of which these are the cheapest). Deterministic: fixed seeds, a fixed thread
+count.
+
+One fit's held-out figures move by up to a point from one seed to the next (the row and column
+subsampling), as much as many of the changes it is asked to judge; so the model is the average
+of ``SEEDS`` fits that differ only in their seed, stored one after the other in one text
+(:data:`~graphmem.retrieve.fused.ranker.TREES_SEPARATOR` between them) and averaged by
+:class:`graphmem.retrieve.fused.ranker.TreeRanker`.
 """
 
 from __future__ import annotations
@@ -16,21 +23,26 @@ from collections.abc import Sequence
 import numpy as np
 
 from graphmem.errors import GraphmemError
+from graphmem.retrieve.fused.ranker import TREES_SEPARATOR
 
 PARAMS = {"objective": "lambdarank", "learning_rate": 0.1, "num_leaves": 7,
           "min_data_in_leaf": 50, "feature_fraction": 0.8, "bagging_fraction": 0.8,
-          "bagging_freq": 1, "lambdarank_truncation_level": 60, "seed": 0,
+          "bagging_freq": 1, "lambdarank_truncation_level": 60,
           "deterministic": True, "force_col_wise": True, "num_threads": 2, "verbose": -1}
 ROUNDS = 250
+SEED = 0  # the first fit's; the others count up from it
+SEEDS = 3
 
 
 def fit_trees(x: np.ndarray, y: np.ndarray, sizes: Sequence[int], names: Sequence[str],
               rounds: int = ROUNDS, weights: np.ndarray | None = None,
-              monotone: Sequence[int] | None = None) -> tuple[str, float, float]:
-    """LightGBM's text model and the calibration (slope, intercept) for rows ``x`` (questions
-    stacked in order, of ``sizes`` rows each, columns ``names``) with labels ``y``;
-    ``weights`` per row (the calibration reads them too), ``monotone`` per column (+1 the
-    score may only rise with the feature, -1 only fall, 0 free)."""
+              monotone: Sequence[int] | None = None,
+              seeds: int | None = None) -> tuple[str, float, float]:
+    """LightGBM's text models (``seeds`` of them, :data:`SEEDS` by default, joined by
+    ``TREES_SEPARATOR``) and the calibration (slope, intercept) of their mean score for rows
+    ``x`` (questions stacked in order, of ``sizes`` rows each, columns ``names``) with labels
+    ``y``; ``weights`` per row (the calibration reads them too), ``monotone`` per column (+1
+    the score may only rise with the feature, -1 only fall, 0 free)."""
     import lightgbm
     from sklearn.linear_model import LogisticRegression
 
@@ -45,9 +57,13 @@ def fit_trees(x: np.ndarray, y: np.ndarray, sizes: Sequence[int], names: Sequenc
     params = dict(PARAMS)
     if monotone is not None and any(monotone):
         params["monotone_constraints"] = list(monotone)
-    booster = lightgbm.train(params, data, rounds)
-    raw = np.asarray(booster.predict(x))
+    fits = max(1, SEEDS if seeds is None else seeds)
+    models, raw = [], np.zeros(len(x))
+    for n in range(fits):
+        booster = lightgbm.train({**params, "seed": SEED + n}, data, rounds)
+        models.append(booster.model_to_string())
+        raw += np.asarray(booster.predict(x)) / fits
     calibration = LogisticRegression(max_iter=1000).fit(raw[:, None], y,
                                                         sample_weight=weights)
-    return (booster.model_to_string(), float(calibration.coef_[0, 0]),
+    return (TREES_SEPARATOR.join(models), float(calibration.coef_[0, 0]),
             float(calibration.intercept_[0]))

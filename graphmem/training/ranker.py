@@ -50,6 +50,7 @@ from graphmem.retrieve.fused.ranker import LinearRanker, Ranker, TreeRanker
 from graphmem.retrieve.fused.space_index import space_turns
 from graphmem.retrieve.fused.statements import turn_statements
 from graphmem.retrieve.fused.strategy import packing_inputs, select
+from graphmem.training import lambdamart
 from graphmem.training.lambdamart import fit_trees
 from graphmem.training.listwise import fit_listwise
 from graphmem.training.samples import Sample
@@ -271,6 +272,7 @@ def train(samples: Sequence[Sample], folds: int, out: Path, sources: list[str],
 
     metrics: dict[str, Any] = {
         "objective": OBJECTIVES[objective], **settings, "left_out": list(left_out),
+        "seeds": lambdamart.SEEDS if objective == "trees" else None,
         "trained_on": sources, "questions": len(samples), "folds": folds,
         "candidates_mean": round(statistics.fmean(len(s.y) for s in samples), 1),
         "evidence_reached": round(sum(int(s.y.sum()) for s in samples)

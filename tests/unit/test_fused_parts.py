@@ -238,8 +238,9 @@ def test_shipped_ranker_loads_offline_with_held_out_metrics() -> None:
     left_out = {name for family in m["left_out"] for name in FAMILIES[family]}
     assert ranker.features == tuple(f for f in FEATURES if f not in left_out)
     assert SHIPPED.stat().st_size < 50_000
-    if isinstance(ranker, TreeRanker):
-        assert TreeRanker.trees_file(SHIPPED).stat().st_size < 400_000
+    if isinstance(ranker, TreeRanker):  # three averaged fits of 250 small trees each
+        assert TreeRanker.trees_file(SHIPPED).stat().st_size < 1_000_000
+        assert len(ranker.boosters) == m["seeds"]
     assert m["folds"] >= 2 and m["questions"] > 100
     for split in m["trained_on"]:
         assert 0.0 < m["out_of_fold"][split]["1000"] <= m["out_of_fold"][split]["2000"] <= 1.0

@@ -9,17 +9,19 @@ import pytest
 from test_listwise import questions
 
 from graphmem.errors import GraphmemError
-from graphmem.training.lambdamart import fit_trees
+from graphmem.retrieve.fused.ranker import TREES_SEPARATOR, TreeRanker
+from graphmem.training.lambdamart import SEEDS, fit_trees
 
 
 def scores(trees: str, x: np.ndarray) -> np.ndarray:
-    return np.asarray(lightgbm.Booster(model_str=trees).predict(x))
+    return np.mean([lightgbm.Booster(model_str=t).predict(x)
+                    for t in trees.split(TREES_SEPARATOR)], axis=0)
 
 
 def test_learns_the_order_within_questions_from_the_signal_column() -> None:
     x, y, sizes = questions()
     trees, slope, intercept = fit_trees(x, y, sizes, ["signal", "per_question"], rounds=60)
-    booster = lightgbm.Booster(model_str=trees)
+    booster = lightgbm.Booster(model_str=trees.split(TREES_SEPARATOR)[0])
     gain = booster.feature_importance("gain")
     assert gain[0] > 10 * gain[1]  # the order lives in column 0
     held_x, held_y, held_sizes = questions(2)
@@ -45,3 +47,16 @@ def test_refuses_rows_that_do_not_match_or_hold_one_class() -> None:
         fit_trees(x, y, sizes[:-1], ["a", "b"])
     with pytest.raises(GraphmemError, match="both evidence and other"):
         fit_trees(x, np.zeros_like(y), sizes, ["a", "b"])
+
+
+def test_the_model_is_the_average_of_fits_differing_in_their_seed() -> None:
+    x, y, sizes = questions()
+    names = ["bm25:rr", "vector:rr"]  # a ranker reads features this version computes
+    trees, slope, intercept = fit_trees(x, y, sizes, names, rounds=20)
+    parts = trees.split(TREES_SEPARATOR)
+    assert len(parts) == SEEDS and len(set(parts)) == SEEDS  # each seed its own trees
+    each = [lightgbm.Booster(model_str=t).predict(x) for t in parts]
+    ranker = TreeRanker(features=tuple(names), trees=trees, slope=slope, intercept=intercept)
+    assert np.allclose(ranker.raw(x), np.mean(each, axis=0))
+    one, _, _ = fit_trees(x, y, sizes, names, rounds=20, seeds=1)
+    assert TREES_SEPARATOR not in one and one == parts[0]  # a single fit is the first seed's

@@ -109,7 +109,8 @@ def gather(ctx: RetrievalContext, state: SpaceState, table: SpaceTurns, pools: P
     signals = Signals(sources=use)
     at = table.index.get
     parts = question_parts(ctx.query.doc) if split else ()
-    kind = question_kind(ctx.query.doc) if split else None
+    extra = question_extras(ctx.query.doc) if split else ()  # the parts, then the kind
+    kind = extra[-1] if len(extra) > len(parts) else None
     if "bm25" in use:
         with stage("source.bm25", parts=len(parts)):
             for text in (ctx.query.text, *parts):
@@ -122,9 +123,7 @@ def gather(ctx: RetrievalContext, state: SpaceState, table: SpaceTurns, pools: P
         held = space_vectors(ctx.store, state, dense, ctx.caches) if dense else None
         if held is not None:
             signals.held = held
-            extra = [*parts, *([kind] if kind else [])]
-            vectors = [np.asarray(v, dtype=np.float32)
-                       for v in (ctx.embedder.embed(extra) if extra else [])]
+            vectors = [np.asarray(v, dtype=np.float32) for v in ctx.query.embed_with(extra)]
             for query in [np.asarray(ctx.query.embedding, dtype=np.float32),
                           *vectors[:len(parts)]]:
                 _score_held(signals, held, query, pools, at)
@@ -136,6 +135,13 @@ def gather(ctx: RetrievalContext, state: SpaceState, table: SpaceTurns, pools: P
         with stage("source.neo4j", sources=reads):
             _add_found(signals, _read(ctx, state, pools, reads), at)
     return signals
+
+
+def question_extras(doc: Any) -> tuple[str, ...]:
+    """The texts besides the question that the client's vectors are searched with: each part
+    of a question about several people or things, then the kind a list question asks for."""
+    kind = question_kind(doc)
+    return (*question_parts(doc), *((kind,) if kind else ()))
 
 
 def _score_held(signals: Signals, held: SpaceVectors, query: np.ndarray, pools: Pools,

@@ -32,6 +32,8 @@ from graphmem.errors import ConfigurationError
 from graphmem.retrieve.fused.features import FEATURES, unlearned
 
 SHIPPED = Path(__file__).with_name("fusion_ranker.json")
+# between the models of a tree ranker's average (fits that differ only in their seed)
+TREES_SEPARATOR = "\n=== the next model of the average ===\n"
 
 
 def _sigmoid(z: np.ndarray) -> np.ndarray:
@@ -112,19 +114,21 @@ class LinearRanker(Ranker):
 
 @dataclass(frozen=True, kw_only=True)
 class TreeRanker(Ranker):
-    trees: str  # LightGBM's text model
+    trees: str  # LightGBM's text models, averaged (one, or several joined by TREES_SEPARATOR)
     slope: float
     intercept: float
 
     @cached_property
-    def booster(self) -> Any:
+    def boosters(self) -> tuple[Any, ...]:
         import lightgbm
 
-        return lightgbm.Booster(model_str=self.trees)
+        return tuple(lightgbm.Booster(model_str=text)
+                     for text in self.trees.split(TREES_SEPARATOR))
 
     def raw(self, x: np.ndarray) -> np.ndarray:
         # one thread: a search is one small matrix, and a server runs several at once
-        return np.asarray(self.booster.predict(x, num_threads=1))
+        return np.asarray(np.mean([b.predict(x, num_threads=1) for b in self.boosters],
+                                  axis=0))
 
     def calibrated(self, raw: np.ndarray) -> np.ndarray:
         return self.slope * raw + self.intercept

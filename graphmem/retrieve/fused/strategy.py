@@ -37,7 +37,7 @@ import numpy as np
 from graphmem.models import Hit
 from graphmem.providers.telemetry import stage
 from graphmem.retrieve.base import RetrievalContext, SpaceState, Strategy
-from graphmem.retrieve.fused.candidates import OPTIONAL_LAYERS, Pools, gather
+from graphmem.retrieve.fused.candidates import OPTIONAL_LAYERS, Pools, gather, question_extras
 from graphmem.retrieve.fused.features import FEATURES, analyse, candidate_rows, matrix
 from graphmem.retrieve.fused.ranker import load_ranker
 from graphmem.retrieve.fused.space_index import SpaceTurns, TurnRow, space_turns, tokenize
@@ -218,7 +218,8 @@ class FusedSearch(Strategy[FusedConfig]):
             table = space_turns(ctx.store, state, ctx.caches)
         with stage("question"):
             asked = analyse(ctx.query, table.latest)
-            _ = ctx.query.embedding
+            # the question's vector, with its parts' and its kind's in the same batch
+            ctx.query.embed_with(question_extras(ctx.query.doc) if c.parts else ())
         with stage("candidates"):
             signals = gather(ctx, state, table, c.pools.scaled(budget), c.sources, c.parts)
             rows = candidate_rows(table, signals)
