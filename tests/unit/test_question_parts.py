@@ -113,3 +113,21 @@ def test_the_turns_closest_to_the_kind_join_the_candidates_with_their_closeness(
     assert x[0, FEATURES.index("kind:depth")] == pytest.approx(1.0)
     whole = gather(ctx, state, table, Pools(turns=1, kind=1), ("vector",), split=False)
     assert not whole.kind and "kind" not in whole.ranks
+
+
+def test_the_question_its_parts_and_its_kind_are_embedded_in_one_batch() -> None:
+    calls: list[list[str]] = []
+
+    class Counting(Embedder):
+        def embed(self, texts: list[str]) -> list[list[float]]:
+            calls.append(list(texts))
+            return super().embed(texts)
+
+    query = Query("What instruments do Tim or John play?", Counting())  # type: ignore[arg-type]
+    extras = candidates.question_extras(query.doc)
+    assert extras == ("What instruments do Tim play?", "What instruments do John play?",
+                      "instruments")
+    vectors = query.embed_with(extras)
+    assert calls == [[query.text, *extras]]  # one call for all four
+    assert query.embedding == [1.0, 0.0] and vectors[2] == [1.0, 0.0]
+    assert query.embed_with(extras) == vectors and len(calls) == 1  # kept for the question
