@@ -73,11 +73,15 @@ def main() -> None:
                         help="the trees' first seed (the spread between seeds is the noise)")
     parser.add_argument("--seeds", type=int, default=lambdamart.SEEDS,
                         help="fits averaged per model (1: a single fit, as before session 22)")
+    parser.add_argument("--variants", default=None,
+                        help="only these variants, by name, separated by \";\" (the shipped one "
+                             "always runs: the sweep is on it)")
     parser.add_argument("--out", type=Path, default=None)
     args = parser.parse_args()
     lambdamart.SEED, lambdamart.SEEDS = args.seed, args.seeds
     data = samples(args.conversations, args.longmemeval_s)
-    whole = samples(args.conversations, args.longmemeval_s, split=False)
+    whole = samples(args.conversations, args.longmemeval_s, split=False) if (
+        not args.variants or "questions whole" in args.variants) else []
     every = list(range(len(FEATURES)))
 
     def without(*names: str) -> list[int]:
@@ -98,6 +102,9 @@ def main() -> None:
     ]
     shipped = "+ span weights"
     quiet = variants[0][1]
+    if args.variants:
+        wanted = {name.strip() for name in args.variants.split(";")} | {shipped}
+        variants = [v for v in variants if v[0] in wanted]
     fold = folds_of(data, 5)
     gamma, _ = best_gamma(data, out_of_fold(data, fold, quiet))
     result: dict[str, Any] = {"questions": {d: sum(s.dataset == d for s in data)
