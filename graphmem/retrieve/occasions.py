@@ -10,6 +10,7 @@ day; the offset is counted by dateparser from that day ("two weeks ago" as seen 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from datetime import datetime, timedelta
 from functools import lru_cache
 from typing import Any
@@ -87,7 +88,8 @@ def counted_span(amount: str, way: str, anchor: Span, base: datetime | None) -> 
 
 
 def counted_spans(doc: Any, base: datetime | None,
-                  date_span: Any) -> tuple[list[Span], set[int]]:
+                  date_span: Callable[[str, datetime | None], Span | None]
+                  ) -> tuple[list[Span], set[int]]:
     """The times a parsed question counts from an occasion or a date ("two weeks before
     Christmas": a DATE entity, "before" or "after", then an entity naming a day), read with
     ``date_span`` for dates; and the entities so used (their start tokens), which name

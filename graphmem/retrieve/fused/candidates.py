@@ -108,9 +108,8 @@ def gather(ctx: RetrievalContext, state: SpaceState, table: SpaceTurns, pools: P
     use = tuple(s for s in available(state) if sources is None or s in sources)
     signals = Signals(sources=use)
     at = table.index.get
-    parts = question_parts(ctx.query.doc) if split else ()
-    extra = question_extras(ctx.query.doc) if split else ()  # the parts, then the kind
-    kind = extra[-1] if len(extra) > len(parts) else None
+    parts, kind = asked_of(ctx.query.doc) if split else ((), None)
+    extra = (*parts, *((kind,) if kind else ()))
     if "bm25" in use:
         with stage("source.bm25", parts=len(parts)):
             for text in (ctx.query.text, *parts):
@@ -137,11 +136,16 @@ def gather(ctx: RetrievalContext, state: SpaceState, table: SpaceTurns, pools: P
     return signals
 
 
+def asked_of(doc: Any) -> tuple[tuple[str, ...], str | None]:
+    """A parsed question's parts (:mod:`parts`) and the kind it asks for (:mod:`kinds`)."""
+    return question_parts(doc), question_kind(doc)
+
+
 def question_extras(doc: Any) -> tuple[str, ...]:
     """The texts besides the question that the client's vectors are searched with: each part
     of a question about several people or things, then the kind a list question asks for."""
-    kind = question_kind(doc)
-    return (*question_parts(doc), *((kind,) if kind else ()))
+    parts, kind = asked_of(doc)
+    return (*parts, *((kind,) if kind else ()))
 
 
 def _score_held(signals: Signals, held: SpaceVectors, query: np.ndarray, pools: Pools,
