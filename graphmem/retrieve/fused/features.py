@@ -64,6 +64,7 @@ FAMILIES: dict[str, tuple[str, ...]] = {
     "kind": ("kind:closeness", "kind:depth"),
 }
 FEATURES: tuple[str, ...] = tuple(c for cols in FAMILIES.values() for c in cols)
+_COLUMN = {name: i for i, name in enumerate(FEATURES)}
 # the direction known before any data: a source ranking a turn higher, more sources agreeing,
 # the session's day inside the date the question names, never count against it; a turn that
 # says nothing never counts for it (the trees may be held to these, ``--monotone``)
@@ -117,68 +118,90 @@ def _who(table: SpaceTurns, persons: tuple[str, ...]) -> tuple[set[str], frozens
 def matrix(table: SpaceTurns, signals: Signals, asked: Asked,
            rows: list[int]) -> np.ndarray:
     """The feature rows (``FEATURES`` order) of the candidate turns ``rows``."""
-    column = {name: i for i, name in enumerate(FEATURES)}
     x = np.zeros((len(rows), len(FEATURES)), dtype=np.float32)
-    ran = max(1, len(signals.sources))
-    best_bm25 = max((s for _, s in signals.ranks.get("bm25", {}).values()), default=1.0) or 1.0
-    depth_of: dict[int, float] = {}  # best depth over the turn-level sources
-
-    def depth(row: int) -> float:
-        if row not in depth_of:
-            depth_of[row] = max((1 - math.log1p(signals.ranks[s][row][0]) / DEPTH_SCALE
-                                 for s in TURN_SOURCES
-                                 if row in signals.ranks.get(s, {})), default=0.0)
-        return depth_of[row]
-
-    newest = max((r.session_rank for r in table.rows), default=0) or 1
-    named, also = _who(table, asked.persons) if asked.persons else (set(), frozenset())
-    for n, row in enumerate(rows):
-        out = x[n]
-        turn = table.rows[row]
-        reached = 0
-        for source in SOURCES:
-            hit = signals.ranks.get(source, {}).get(row)
-            if hit is None:
-                continue
-            reached += 1
-            rank, score = hit
-            out[column[f"{source}:rr"]] = 1 / (1 + rank)
-            out[column[f"{source}:depth"]] = 1 - math.log1p(rank) / DEPTH_SCALE
-            out[column[f"{source}:score"]] = score / best_bm25 if source == "bm25" else score
-        out[column["sources"]] = reached / ran
-        for step, name in ((-1, "prev"), (1, "next"), (-2, "prev2"), (2, "next2")):
-            j = table.neighbour(row, step)
-            if j is not None:
-                out[column[f"{name}:depth"]] = depth(j)
-        before = table.neighbour(row, -1)
-        out[column["prev:question"]] = float(before is not None
-                                             and "?" in table.rows[before].text)
-        out[column["self:question"]] = float("?" in turn.text)
-        out[column["salience"]] = turn.salience or 0.0
-        if asked.persons:
-            out[column["speaker_named"]] = float(turn.speaker in named)
-            lowered = turn.text.lower()
-            out[column["person_in_text"]] = float(
-                any(p in lowered for p in asked.persons)
-                or bool(also and also.intersection(_WORDS.findall(lowered))))
-        if asked.spans and turn.started_at is not None:
-            day = turn.started_at.replace(tzinfo=None)
-            out[column["date_match"]] = float(any(lo <= day < hi for lo, hi in asked.spans))
-        out[column["recency"]] = turn.session_rank / newest
-        out[column["position"]] = min(turn.position, 40) / 40
-        out[column["first_in_session"]] = float(turn.position == 0)
-        out[column["log_tokens"]] = math.log1p(turn.tokens) / 5
-        if asked.when:
-            out[column["when_x_time"]] = float(bool(_TIME.search(turn.text)))
-        if asked.count:
-            out[column["count_x_number"]] = float(bool(_NUMBER.search(turn.text)))
-        out[column["says_nothing"]] = float(table.says_nothing(row))
-        close = signals.kind.get(row)
-        if close is not None:
-            out[column["kind:depth"]] = 1 - math.log1p(close[0]) / DEPTH_SCALE
-            out[column["kind:closeness"]] = close[1]
-    _session_context(x, [table.rows[r].session_id for r in rows], column)
+    if not rows:
+        return x
+    own = np.asarray(rows, dtype=np.int64)
+    at = {row: n for n, row in enumerate(rows)}
+    depth = _sources(x, table, signals, at)
+    for step, name in ((-1, "prev"), (1, "next"), (-2, "prev2"), (2, "next2")):
+        j = table.neighbours(own, step)
+        x[:, _COLUMN[f"{name}:depth"]] = np.where(j >= 0, depth[j], 0.0)
+    per = _per_turn(table)
+    before = table.neighbours(own, -1)
+    x[:, _COLUMN["prev:question"]] = np.where(before >= 0, per["asks"][before], 0.0)
+    for name in ("self:question", "salience", "recency", "position", "first_in_session"):
+        x[:, _COLUMN[name]] = per[name][own]
+    turns = [table.rows[r] for r in rows]
+    x[:, _COLUMN["log_tokens"]] = [math.log1p(t.tokens) / 5 for t in turns]
+    x[:, _COLUMN["says_nothing"]] = [table.says_nothing(r) for r in rows]
+    if asked.persons:
+        named, also = _who(table, asked.persons)
+        x[:, _COLUMN["speaker_named"]] = [t.speaker in named for t in turns]
+        x[:, _COLUMN["person_in_text"]] = [
+            any(p in lowered for p in asked.persons)
+            or bool(also and also.intersection(_WORDS.findall(lowered)))
+            for lowered in (t.text.lower() for t in turns)]
+    if asked.spans:
+        x[:, _COLUMN["date_match"]] = [
+            t.started_at is not None and any(lo <= t.started_at.replace(tzinfo=None) < hi
+                                             for lo, hi in asked.spans) for t in turns]
+    if asked.when:
+        x[:, _COLUMN["when_x_time"]] = [bool(_TIME.search(t.text)) for t in turns]
+    if asked.count:
+        x[:, _COLUMN["count_x_number"]] = [bool(_NUMBER.search(t.text)) for t in turns]
+    for row, (rank, close) in signals.kind.items():
+        n = at.get(row)
+        if n is not None:
+            x[n, _COLUMN["kind:depth"]] = 1 - math.log1p(rank) / DEPTH_SCALE
+            x[n, _COLUMN["kind:closeness"]] = close
+    _session_context(x, [t.session_id for t in turns], _COLUMN)
     return x
+
+
+def _sources(x: np.ndarray, table: SpaceTurns, signals: Signals,
+             at: dict[int, int]) -> np.ndarray:
+    """Fill each source's columns and ``sources``; return every row's best depth over the
+    turn-level sources (0 where none reached it), which the neighbours read."""
+    depth = np.zeros(len(table.rows))
+    reached = np.zeros(len(x))
+    best_bm25 = max((s for _, s in signals.ranks.get("bm25", {}).values()), default=1.0) or 1.0
+    for source in SOURCES:
+        found = signals.ranks.get(source)
+        if not found:
+            continue
+        hit = np.fromiter(found, dtype=np.int64, count=len(found))
+        rank = np.fromiter((v[0] for v in found.values()), dtype=np.float64, count=len(found))
+        score = np.fromiter((v[1] for v in found.values()), dtype=np.float64, count=len(found))
+        deep = 1 - np.log1p(rank) / DEPTH_SCALE
+        if source in TURN_SOURCES:
+            depth[hit] = np.maximum(depth[hit], deep)
+        n = np.fromiter((at.get(r, -1) for r in found), dtype=np.int64, count=len(found))
+        keep = n >= 0
+        n = n[keep]
+        x[n, _COLUMN[f"{source}:rr"]] = 1 / (1 + rank[keep])
+        x[n, _COLUMN[f"{source}:depth"]] = deep[keep]
+        x[n, _COLUMN[f"{source}:score"]] = (score[keep] / best_bm25 if source == "bm25"
+                                            else score[keep])
+        reached[n] += 1
+    x[:, _COLUMN["sources"]] = reached / max(1, len(signals.sources))
+    return depth
+
+
+def _per_turn(table: SpaceTurns) -> dict[str, np.ndarray]:
+    """The columns that depend on the turn alone, for every row, once per table."""
+    got: dict[str, np.ndarray] | None = table.derived.get("features")
+    if got is None:
+        rows = table.rows
+        newest = max((r.session_rank for r in rows), default=0) or 1
+        got = {"asks": np.asarray([float("?" in r.text) for r in rows]),
+               "salience": np.asarray([r.salience or 0.0 for r in rows]),
+               "recency": np.asarray([r.session_rank / newest for r in rows]),
+               "position": np.asarray([min(r.position, 40) / 40 for r in rows]),
+               "first_in_session": np.asarray([float(r.position == 0) for r in rows])}
+        got["self:question"] = got["asks"]
+        table.derived["features"] = got
+    return got
 
 
 def unlearned(x: np.ndarray) -> np.ndarray:

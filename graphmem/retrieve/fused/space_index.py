@@ -69,10 +69,27 @@ class SpaceTurns:
     sessions: int = field(init=False)
     tokens: list[list[str]] | None = field(init=False, default=None, repr=False)
     _nothing: dict[int, bool] = field(init=False, default_factory=dict, repr=False)
+    # what other modules compute once per table (per revision of the space), by their name
+    derived: dict[str, Any] = field(init=False, default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
         self.index = {row.id: i for i, row in enumerate(self.rows)}
         self.sessions = len({row.session_id for row in self.rows})
+
+    @cached_property
+    def session_of(self) -> np.ndarray:
+        """Each row's session as a number (rows of one session share it)."""
+        order: dict[str, int] = {}
+        return np.asarray([order.setdefault(r.session_id, len(order)) for r in self.rows],
+                          dtype=np.int64)
+
+    def neighbours(self, rows: np.ndarray, step: int) -> np.ndarray:
+        """:meth:`neighbour` of many rows at once, -1 where there is none."""
+        j = rows + step
+        inside = (j >= 0) & (j < len(self.rows))
+        same = np.zeros(len(rows), dtype=bool)
+        same[inside] = self.session_of[j[inside]] == self.session_of[rows[inside]]
+        return np.where(same, j, -1)
 
     def neighbour(self, i: int, step: int) -> int | None:
         """The turn ``step`` places from turn ``i`` within its session, if any."""
