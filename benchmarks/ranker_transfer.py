@@ -20,16 +20,23 @@ the first chose, no blend, no floor):
   without splitting questions about several people or things and without the turns closest
   to a list question's kind (so the variant before it, on today's candidates, shows what
   those candidates add; the shipped recipe); ``+ kind features``: the closeness to the kind
-  as features (measured, left out of the shipped model);
+  as features (measured, left out of the shipped model); ``+ pair features``: a turn's
+  closeness to the question read with the turn before it (reply pairs); ``+ pair and kind
+  features``: both; ``+ datasets capped at 500 questions``: a larger dataset (FriendsQA,
+  LoCoMo) weighs in training as 500 questions would, so that one dataset's style does not
+  rule the trees;
 - then, on the shipped recipe, the sweep `graphmem eval train-ranker` chooses from: the
   packing exponent and the blend with the unlearned order (the small-talk floor fixed, and
-  measured without), then the spread of list questions over sessions.
+  measured without), then the spread of list questions over sessions, then packing reply
+  pairs together.
 
 The candidates of each question are collected (and cached) as `train-ranker` does, on the
 eval spaces of the current settings: LoCoMo, LongMemEval oracle (100 questions), FriendsQA
 dev, a sample of whole QMSum validation conversations and, with ``--longmemeval-s``, 100
 questions of LongMemEval S. Each matrix row gives evidence recall, any evidence turn and
-answer recall at 500 / 1,000 / 2,000 / 4,000 tokens.
+answer recall at 500 / 1,000 / 2,000 / 4,000 tokens; each variant's gap to the shipped
+recipe comes with its standard error (questions resampled per dataset, paired), the yardstick
+for "within the noise".
 """
 
 from __future__ import annotations
@@ -46,6 +53,8 @@ from graphmem.retrieve.fused.features import FAMILIES, FEATURES
 from graphmem.training import lambdamart, transfer
 from graphmem.training.ranker import best_gamma, collect, fit, folds_of, out_of_fold
 from graphmem.training.samples import Sample
+
+CAP = 500  # a dataset weighs at most this many questions (the dev datasets' mean is ~530)
 
 
 def samples(conversations: int, long_s: bool, split: bool = True) -> list[Sample]:
@@ -88,17 +97,19 @@ def main() -> None:
         dropped = {c for family in names for c in FAMILIES[family]}
         return [i for i in every if FEATURES[i] not in dropped]
 
+    off = ("position", "kind", "pair")  # left out of the shipped model
     variants: list[tuple[str, list[int], dict[str, bool]]] = [
-        ("session 20's features", without("smalltalk", "position", "kind"), {}),
-        ("+ small talk", without("position", "kind"), {}),
-        ("+ span weights", without("position", "kind"), {"weigh": True}),
-        ("+ monotone", without("position", "kind"), {"weigh": True, "monotone": True}),
-        ("+ span weights, position kept", without("kind"), {"weigh": True}),
-        ("+ span weights, without neighbours", without("position", "neighbours", "kind"),
-         {"weigh": True}),
-        ("session 21's recipe, questions whole", without("position", "kind"),
-         {"weigh": True, "whole": True}),
-        ("+ kind features", without("position"), {"weigh": True}),
+        ("session 20's features", without("smalltalk", *off), {}),
+        ("+ small talk", without(*off), {}),
+        ("+ span weights", without(*off), {"weigh": True}),
+        ("+ monotone", without(*off), {"weigh": True, "monotone": True}),
+        ("+ span weights, position kept", without("kind", "pair"), {"weigh": True}),
+        ("+ span weights, without neighbours", without("neighbours", *off), {"weigh": True}),
+        ("session 21's recipe, questions whole", without(*off), {"weigh": True, "whole": True}),
+        ("+ kind features", without("position", "pair"), {"weigh": True}),
+        ("+ pair features", without("position", "kind"), {"weigh": True}),
+        ("+ pair and kind features", without("position"), {"weigh": True}),
+        (f"+ datasets capped at {CAP} questions", without(*off), {"weigh": True, "cap": True}),
     ]
     shipped = "+ span weights"
     quiet = variants[0][1]
@@ -112,11 +123,13 @@ def main() -> None:
                               "gamma": gamma, "seed": args.seed, "seeds": args.seeds,
                               "variants": {}}
     kept: tuple[list[np.ndarray], list[np.ndarray]] | None = None
+    values: dict[str, np.ndarray] = {}  # each question's share of the score, per variant
     for name, columns, settings in variants:
         def fitted(part: Sequence[Sample], c: list[int] = columns,
                    k: dict[str, bool] = settings) -> Callable[[np.ndarray], np.ndarray]:
             return fit(part, c, weigh=k.get("weigh", False),
-                       monotone=k.get("monotone", False)).probabilities
+                       monotone=k.get("monotone", False),
+                       cap=CAP if k.get("cap") else None).probabilities
 
         rows = whole if settings.get("whole") else data
         learned, plain_p = transfer.held_out(rows, fitted, print)
@@ -124,14 +137,28 @@ def main() -> None:
         score = transfer.score(matrix)
         print(f"{name}: {score:.4f}")
         result["variants"][name] = {"score": round(score, 4), "matrix": matrix}
+        if not settings.get("whole"):  # the same questions in the same order: paired
+            values[name] = transfer.question_values(rows, learned, (gamma, 0.0, 0, 1.0, 0))
         if name == shipped:
             kept = (learned, plain_p)
+    for name in values:  # against the shipped recipe, with the standard error of the gap
+        if name != shipped:
+            gap, error = transfer.difference(data, values[name], values[shipped])
+            result["variants"][name]["vs_shipped"] = {"difference": round(gap, 4),
+                                                      "standard_error": round(error, 4)}
+            print(f"{name} - {shipped}: {gap:+.4f} (standard error {error:.4f})")
     assert kept is not None
-    (gamma, weight, floor, spread), sweep = transfer.choose(data, kept[0], kept[1], print)
-    result["chosen"] = {"gamma": gamma, "blend": weight, "floor": floor, "spread": spread}
+    (gamma, weight, floor, spread, pairs), sweep = transfer.choose(data, kept[0], kept[1],
+                                                                   print)
+    result["chosen"] = {"gamma": gamma, "blend": weight, "floor": floor, "spread": spread,
+                        "pairs": pairs}
     result["matrix"] = transfer.report(data, transfer.blended(kept[0], kept[1], weight), gamma,
-                                       floor, spread)
+                                       floor, spread, pairs=pairs)
     result["sweep"] = sweep
+    # what packing reply pairs together does to each dataset, at the chosen setting
+    result["pairs"] = {str(n): transfer.report(data, transfer.blended(kept[0], kept[1], weight),
+                                               gamma, floor, spread, pairs=n)
+                       for n in (0, *transfer.PAIRS)}
     publish(result, args.out)
 
 

@@ -180,8 +180,9 @@ def calibrate_segmenter(data: Path, q: float, out: Path | None) -> None:
               "QMSum span weighs what a one-turn answer does).")
 @click.option("--without", "left_out", multiple=True, metavar="FAMILY",
               help="Leave a feature family out of the shipped model (repeat for several). "
-              "Default: `position`, as the leave-one-dataset-out matrix chose; giving "
-              "--without replaces that default.")
+              "Default: `position`, `kind` and `pair`, as the leave-one-dataset-out matrix "
+              "chose (LEFT_OUT in graphmem/training/ranker.py); giving --without replaces "
+              "that default.")
 @click.option("--monotone/--no-monotone", default=False, show_default=True,
               help="Hold the trees to the directions known in advance (a source's rank, "
               "agreement, date match, small talk).")

@@ -25,3 +25,6 @@ class Sample:
     words: int = 0  # the gold answer's words to find (see graphmem.eval.metrics.answer_words)
     found: list[frozenset[str]] = field(default_factory=list)  # of them, each candidate's
     listing: bool = False  # the question asks for every item of a kind
+    # each candidate's turn before it in its session, as a candidate index (-1: not a
+    # candidate, or the session's first turn): packing reply pairs together
+    before: list[int] = field(default_factory=list)

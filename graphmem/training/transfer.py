@@ -18,12 +18,14 @@ Two choices are made here, on the matrix:
   P / max(tokens, floor) ** gamma, so such a turn is never chosen for its cheapness alone
   (a "hi!" of three tokens); a short reply that says something keeps its low cost;
 - ``spread``: for a question that asks for every item of a kind, a turn's worth shrinks by
-  this factor for each turn of its session already shown (coverage across sessions).
+  this factor for each turn of its session already shown (coverage across sessions);
+- ``pairs``: a reply of at most this many tokens is shown with the turn it answers when that
+  is as cheap (reply pairs read together).
 
 The packing exponent gamma and the blend weight are chosen together for the highest mean
 held-out figure at 1,000 and 2,000 tokens (:func:`score`; each held-out dataset counted once,
 whatever its size), settings within one standard error of it counting as tied (see
-:func:`choose`); then the spread, given them.
+:func:`choose`); then the spread, given them, then the pairs.
 """
 
 from __future__ import annotations
@@ -46,19 +48,22 @@ WEIGHTS = (0.0, 0.15, 0.3)
 # turn for its cheapness alone); a fixed rule, not a choice: the matrix measures its cost
 FLOOR = 24
 SPREADS = (0.8, 0.6)  # tried after the rest; 1.0 (none) was measured
+PAIRS = (16, 32)  # tried last; 0 (never) is the setting before
 BOOTSTRAP = 200  # resamples of each dataset's questions for a difference's standard error
-Setting = tuple[float, float, int, float]  # gamma, blend weight, floor, spread
+Setting = tuple[float, float, int, float, int]  # gamma, blend weight, floor, spread, pairs
 Fit = Callable[[Sequence[Sample]], Callable[[np.ndarray], np.ndarray]]
 
 
 def measures(sample: Sample, p: np.ndarray, budget: int, gamma: float,
-             floor: int = 0, spread: float = 1.0) -> tuple[float, float, float | None]:
+             floor: int = 0, spread: float = 1.0,
+             pairs: int = 0) -> tuple[float, float, float | None]:
     """Evidence recall, any evidence (0 or 1) and answer recall (None without answer words)
     of the turns packing chooses within ``budget`` (``spread`` for list questions)."""
     chosen = [n for n, _ in select(sample.costs, sample.heads, sample.sessions, p, budget,
                                    gamma, floor=floor,
                                    spread=spread if sample.listing else 1.0,
-                                   quiet=sample.x[:, QUIET] > 0)]
+                                   quiet=sample.x[:, QUIET] > 0,
+                                   before=sample.before, pairs=pairs)]
     found = sum(int(sample.y[n]) for n in chosen)
     answers = None
     if sample.words and sample.found:
@@ -67,12 +72,12 @@ def measures(sample: Sample, p: np.ndarray, budget: int, gamma: float,
 
 
 def table(samples: Sequence[Sample], scores: Sequence[np.ndarray], gamma: float,
-          floor: int = 0, spread: float = 1.0,
-          budgets: Sequence[int] = BUDGETS) -> dict[str, dict[str, float]]:
+          floor: int = 0, spread: float = 1.0, budgets: Sequence[int] = BUDGETS,
+          pairs: int = 0) -> dict[str, dict[str, float]]:
     """Mean evidence recall, any evidence and answer recall at each budget."""
     out: dict[str, dict[str, float]] = {"evidence": {}, "any_evidence": {}, "answers": {}}
     for budget in budgets:
-        rows = [measures(s, p, budget, gamma, floor, spread)
+        rows = [measures(s, p, budget, gamma, floor, spread, pairs)
                 for s, p in zip(samples, scores, strict=True)]
         out["evidence"][str(budget)] = round(statistics.fmean(r[0] for r in rows), 4)
         out["any_evidence"][str(budget)] = round(statistics.fmean(r[1] for r in rows), 4)
@@ -127,13 +132,13 @@ def plain_out_of_fold(samples: Sequence[Sample], fold: np.ndarray) -> list[np.nd
 
 
 def by_split(samples: Sequence[Sample], scores: Sequence[np.ndarray], gamma: float,
-             floor: int, spread: float = 1.0) -> dict[str, Any]:
+             floor: int, spread: float = 1.0, pairs: int = 0) -> dict[str, Any]:
     """:func:`table` for each split (file) of the samples."""
     out = {}
     for split in sorted({s.split for s in samples}):
         keep = [i for i, s in enumerate(samples) if s.split == split]
         out[split] = table([samples[i] for i in keep], [scores[i] for i in keep], gamma, floor,
-                           spread)
+                           spread, pairs=pairs)
     return out
 
 
@@ -143,8 +148,8 @@ def blended(learned: Sequence[np.ndarray], plain_p: Sequence[np.ndarray],
 
 
 def report(samples: Sequence[Sample], scores: Sequence[np.ndarray], gamma: float,
-           floor: int = 0, spread: float = 1.0,
-           budgets: Sequence[int] = BUDGETS) -> dict[str, Any]:
+           floor: int = 0, spread: float = 1.0, budgets: Sequence[int] = BUDGETS,
+           pairs: int = 0) -> dict[str, Any]:
     """The matrix: one row per held-out dataset (only the datasets that were held out)."""
     out = {}
     for dataset in sorted({s.dataset for s in samples}):
@@ -152,7 +157,7 @@ def report(samples: Sequence[Sample], scores: Sequence[np.ndarray], gamma: float
         if keep:
             out[dataset] = {"questions": len(keep),
                             **table([samples[i] for i in keep], [scores[i] for i in keep],
-                                    gamma, floor, spread, budgets)}
+                                    gamma, floor, spread, budgets, pairs)}
     return out
 
 
@@ -168,26 +173,45 @@ def question_values(samples: Sequence[Sample], scores: Sequence[np.ndarray],
                     setting: Setting) -> np.ndarray:
     """Each question's share of :func:`score`: its evidence recall and any evidence,
     averaged over 1,000 and 2,000 tokens."""
-    gamma, _, floor, spread = setting  # the blend is in the scores already
+    gamma, _, floor, spread, pairs = setting  # the blend is in the scores already
     out = []
     for sample, p in zip(samples, scores, strict=True):
-        figures = [measures(sample, p, int(b), gamma, floor, spread) for b in CHOSEN_AT]
+        figures = [measures(sample, p, int(b), gamma, floor, spread, pairs)
+                   for b in CHOSEN_AT]
         out.append(statistics.fmean((e + a) / 2 for e, a, _ in figures))
     return np.asarray(out)
+
+
+def difference(samples: Sequence[Sample], a: np.ndarray,
+               b: np.ndarray) -> tuple[float, float]:
+    """How far per-question values ``a`` (:func:`question_values`) are ahead of ``b`` on
+    the held-out score (each dataset once), and the standard error of that difference (the
+    questions of each dataset resampled, paired, ``BOOTSTRAP`` times, as :func:`choose`)."""
+    groups = [np.flatnonzero([s.dataset == d for s in samples])
+              for d in sorted({s.dataset for s in samples})]
+    diff = a - b
+    rng = np.random.default_rng(0)
+
+    def mean(picks: list[np.ndarray]) -> float:
+        return float(np.mean([diff[idx].mean() for idx in picks]))
+
+    boots = [mean([rng.choice(g, len(g)) for g in groups]) for _ in range(BOOTSTRAP)]
+    return mean(groups), float(np.std(boots))
 
 
 def choose(samples: Sequence[Sample], learned: Sequence[np.ndarray],
            plain_p: Sequence[np.ndarray],
            log: Callable[[str], None] = lambda _: None) -> tuple[Setting, dict[str, Any]]:
     """The packing exponent, blend weight and floor with the best held-out matrix, then the
-    spread of list questions given those; and the score of every one measured.
+    spread of list questions given those, then the reply pairs; and the score of every one
+    measured.
 
     The floor is ``FLOOR``, not chosen; the setting without it is measured beside the
     chosen one. A setting whose score is below the best's by less than one standard error
     of the difference (the questions of each dataset resampled, ``BOOTSTRAP`` times,
     paired) is a tie: the matrix cannot tell them apart. A tie is won by the smaller gamma
     (a line's cheapness counts least), then the smaller weight. A spread is taken only when
-    it beats the chosen setting by more than its standard error."""
+    it beats the chosen setting by more than its standard error; so are the pairs."""
     groups = [np.flatnonzero([s.dataset == d for s in samples])
               for d in sorted({s.dataset for s in samples})]
     rng = np.random.default_rng(0)
@@ -211,19 +235,26 @@ def choose(samples: Sequence[Sample], learned: Sequence[np.ndarray],
         spread = np.std([mean(diff, picks) for picks in draws])
         return bool(mean(diff, groups) > spread)
 
-    grid = [(g, w, FLOOR, 1.0) for g in GAMMAS for w in WEIGHTS]
+    grid: list[Setting] = [(g, w, FLOOR, 1.0, 0) for g in GAMMAS for w in WEIGHTS]
     point = {s: measure(s) for s in grid}
     top = max(grid, key=lambda s: point[s])
     tied = [s for s in grid if not ahead(top, s)]
     best = min(tied, key=lambda s: (s[0], s[1]))
-    measure((best[0], best[1], 0, 1.0))  # what the floor costs, for the record
+    measure((best[0], best[1], 0, 1.0, 0))  # what the floor costs, for the record
     for spread in SPREADS:
-        setting = (*best[:3], spread)
+        setting = (*best[:3], spread, 0)
+        measure(setting)
+        if ahead(setting, best):
+            best = setting
+    chosen = best
+    for pairs in PAIRS:
+        setting = (*chosen[:4], pairs)
         measure(setting)
         if ahead(setting, best):
             best = setting
     return best, scores
 
 
-def key(gamma: float, weight: float, floor: int, spread: float) -> str:
-    return f"gamma={gamma} w={weight} floor={floor} spread={spread}"
+def key(gamma: float, weight: float, floor: int, spread: float, pairs: int = 0) -> str:
+    return f"gamma={gamma} w={weight} floor={floor} spread={spread}" + (
+        f" pairs={pairs}" if pairs else "")

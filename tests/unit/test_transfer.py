@@ -120,6 +120,11 @@ def test_the_blend_weight_and_floor_are_chosen_on_the_held_out_matrix(tmp_path: 
     ranker = load_ranker(str(out))
     assert ranker.blend[0] == held["blend"] and ranker.floor == held["floor"]
     assert ranker.spread == held["spread"]
+    # reply pairs are measured last; these toy questions know no turn before another, so
+    # pairing changes nothing and is not taken
+    assert transfer.key(*[held[k] for k in ("gamma", "blend", "floor", "spread")],
+                        transfer.PAIRS[0]) in held["sweep"]
+    assert held["pairs"] == ranker.pairs == 0
     x = samples[0].x
     alone = dataclasses.replace(ranker, blend=(0.0, 0.0, 0.0)).probabilities(x)
     w, a, b = ranker.blend
@@ -135,6 +140,9 @@ def test_a_ranker_file_with_a_bad_blend_is_refused(tmp_path: Path) -> None:
     assert from_json(data).blend == (0.0, 0.0, 0.0)  # a file from before the blend
     with pytest.raises(ConfigurationError, match="blend"):
         from_json({**data, "blend": [1.5, 1.0, 0.0]})
+    with pytest.raises(ConfigurationError, match="pairs"):
+        from_json({**data, "pairs": -3})
+    assert from_json({**data, "pairs": 16}).pairs == 16
 
 
 def test_a_long_span_weighs_what_a_one_turn_answer_does() -> None:
@@ -144,6 +152,10 @@ def test_a_long_span_weighs_what_a_one_turn_answer_does() -> None:
     assert w[:30][one.y > 0].sum() == pytest.approx(1.0)
     assert w[30:][span.y > 0].sum() == pytest.approx(1.0)
     assert (w[:30][one.y == 0] == 1).all() and (w[30:][span.y == 0] == 1).all()
+    # capped at one question, a dataset of two weighs half per question; one of one is kept
+    more = sample("a", "c3", rng, "bm25:rr")
+    capped = row_weights([one, span, more], cap=1)
+    assert np.allclose(capped[:30], w[:30] / 2) and np.allclose(capped[30:60], w[30:])
 
 
 def test_monotone_directions_name_real_features() -> None:
@@ -188,3 +200,14 @@ def test_questions_asking_for_every_item_of_a_kind(question: str, listing: bool)
     from graphmem.retrieve.fused.kinds import asks_for_list
 
     assert asks_for_list(parse([question])[0]) is listing
+
+
+def test_a_difference_comes_with_its_standard_error() -> None:
+    samples = two_datasets()
+    base = np.linspace(0, 1, len(samples))
+    assert transfer.difference(samples, base, base) == (0.0, 0.0)
+    gap, error = transfer.difference(samples, base + 0.1, base)
+    assert gap == pytest.approx(0.1) and error == pytest.approx(0.0, abs=1e-12)
+    noisy = base + np.where(np.arange(len(samples)) % 2 == 0, 0.3, -0.1)
+    gap, error = transfer.difference(samples, noisy, base)
+    assert error > 0.01  # a gap that varies from question to question is uncertain

@@ -78,6 +78,7 @@ class Signals:
     ranks: dict[str, dict[int, tuple[int, float]]] = field(default_factory=dict)
     sources: tuple[str, ...] = ()  # the sources that ran
     held: SpaceVectors | None = None  # the space's vectors, when the client holds them
+    question: np.ndarray | None = None  # the question's vector, with ``held``
     # every turn's rank and closeness to the kind a list question asks for (:mod:`kinds`)
     kind: dict[int, tuple[int, float]] = field(default_factory=dict)
 
@@ -123,8 +124,8 @@ def gather(ctx: RetrievalContext, state: SpaceState, table: SpaceTurns, pools: P
         if held is not None:
             signals.held = held
             vectors = [np.asarray(v, dtype=np.float32) for v in ctx.query.embed_with(extra)]
-            for query in [np.asarray(ctx.query.embedding, dtype=np.float32),
-                          *vectors[:len(parts)]]:
+            signals.question = np.asarray(ctx.query.embedding, dtype=np.float32)
+            for query in [signals.question, *vectors[:len(parts)]]:
                 _score_held(signals, held, query, pools, at)
             if kind and "vector" in held.sources:
                 _close_to_kind(signals, held.sources["vector"], vectors[-1], pools.kind, at)

@@ -23,7 +23,12 @@ Families (each can be left out when the ranker is trained, to measure what it ad
 - ``kind``: for a question asking for every item of a kind ("Which countries..."), the turn's
   cosine to the kind and its depth in the space's turns ranked by it (:mod:`kinds`);
 - ``smalltalk``: the turn is a greeting, thanks, laughter or the like and nothing else
-  (:mod:`smalltalk`): cheap lines that would otherwise win on probability per token.
+  (:mod:`smalltalk`): cheap lines that would otherwise win on probability per token;
+- ``pair``: a short reply read with the turn it answers ("Only twice so far, it's pricey"
+  after "Have you been to the new climbing gym?"): the question's cosine to the turn's own
+  vector, to the pair (the turn's and the one before's unit vectors summed: a stand-in for
+  the two read together), and what the turn before adds; from the vectors the client holds
+  (0 for a space too large to hold them).
 
 Per-question constants change no ranking, so a question's type enters only through such
 products with the turn.
@@ -43,6 +48,7 @@ from graphmem.retrieve.cues import question_spans
 from graphmem.retrieve.fused.candidates import SOURCES, Signals
 from graphmem.retrieve.fused.kinds import asks_for_list
 from graphmem.retrieve.fused.space_index import SpaceTurns
+from graphmem.retrieve.fused.space_vectors import DenseUnits
 
 DEPTH_SCALE = math.log(401)
 NEAR_TOP = 0.3  # a depth above this is a rank within the first ~60
@@ -62,6 +68,7 @@ FAMILIES: dict[str, tuple[str, ...]] = {
     "type": ("when_x_time", "count_x_number"),
     "smalltalk": ("says_nothing",),
     "kind": ("kind:closeness", "kind:depth"),
+    "pair": ("self:closeness", "pair:closeness", "pair:gain"),
 }
 FEATURES: tuple[str, ...] = tuple(c for cols in FAMILIES.values() for c in cols)
 _COLUMN = {name: i for i, name in enumerate(FEATURES)}
@@ -138,10 +145,10 @@ def matrix(table: SpaceTurns, signals: Signals, asked: Asked,
     if asked.persons:
         named, also = _who(table, asked.persons)
         x[:, _COLUMN["speaker_named"]] = [t.speaker in named for t in turns]
+        said = _said(table, rows)
         x[:, _COLUMN["person_in_text"]] = [
-            any(p in lowered for p in asked.persons)
-            or bool(also and also.intersection(_WORDS.findall(lowered)))
-            for lowered in (t.text.lower() for t in turns)]
+            any(p in lowered for p in asked.persons) or not also.isdisjoint(words)
+            for lowered, words in said]
     if asked.spans:
         x[:, _COLUMN["date_match"]] = [
             t.started_at is not None and any(lo <= t.started_at.replace(tzinfo=None) < hi
@@ -156,6 +163,7 @@ def matrix(table: SpaceTurns, signals: Signals, asked: Asked,
             x[n, _COLUMN["kind:depth"]] = 1 - math.log1p(rank) / DEPTH_SCALE
             x[n, _COLUMN["kind:closeness"]] = close
     _session_context(x, [t.session_id for t in turns], _COLUMN)
+    _pairs(x, table, signals, rows, _COLUMN)
     return x
 
 
@@ -186,6 +194,19 @@ def _sources(x: np.ndarray, table: SpaceTurns, signals: Signals,
         reached[n] += 1
     x[:, _COLUMN["sources"]] = reached / max(1, len(signals.sources))
     return depth
+
+
+def _said(table: SpaceTurns, rows: list[int]) -> list[tuple[str, frozenset[str]]]:
+    """Each row's text in lower case and its words, remembered with the table."""
+    memo: dict[int, tuple[str, frozenset[str]]] = table.derived.setdefault("said", {})
+    out = []
+    for r in rows:
+        got = memo.get(r)
+        if got is None:
+            lowered = table.rows[r].text.lower()
+            got = memo[r] = (lowered, frozenset(_WORDS.findall(lowered)))
+        out.append(got)
+    return out
 
 
 def _per_turn(table: SpaceTurns) -> dict[str, np.ndarray]:
@@ -230,6 +251,45 @@ def _session_context(x: np.ndarray, sessions: list[str], column: dict[str, int])
             x[n, column["session:top3"]] = sum(others) / 3
             x[n, column["session:share"]] = near
             x[n, column["session:size"]] = size
+
+
+def _pairs(x: np.ndarray, table: SpaceTurns, signals: Signals, rows: list[int],
+           column: dict[str, int]) -> None:
+    """Fill the ``pair`` family from the turns' vectors held in the client: each candidate's
+    cosine to the question, alone and summed with the turn before it (a reply read with what
+    it answers), and the difference."""
+    units = signals.held.sources.get("vector") if signals.held is not None else None
+    if units is None or not units.ids or signals.question is None or not rows:
+        return
+    aligned = _aligned(table, units)
+    norm = float(np.linalg.norm(signals.question)) or 1.0
+    own = np.asarray(rows, dtype=np.int64)
+    before = table.neighbours(own, -1)
+    has = before >= 0
+    prev = np.where(has, before, own)
+    cosine = aligned[own] @ (signals.question / norm)
+    cosine_prev = aligned[prev] @ (signals.question / norm)
+    dot = np.einsum("ij,ij->i", aligned[own], aligned[prev])
+    pair = (cosine + cosine_prev) / np.sqrt(np.maximum(2.0 + 2.0 * dot, 1e-6))
+    pair = np.where(has, pair, cosine)
+    x[:, column["self:closeness"]] = cosine
+    x[:, column["pair:closeness"]] = pair
+    x[:, column["pair:gain"]] = pair - cosine
+
+
+def _aligned(table: SpaceTurns, units: DenseUnits) -> np.ndarray:
+    """The turns' unit vectors at their rows of the table (zero for a turn without one),
+    kept with the table while the client holds the same vectors."""
+    kept = table.derived.get("vectors")
+    if kept is not None and kept[0] is units:
+        return kept[1]  # type: ignore[no-any-return]
+    at = np.asarray([table.index.get(t[0], -1) if t else -1 for t in units.turn_ids],
+                    dtype=np.int64)
+    found = at >= 0
+    aligned = np.zeros((len(table.rows), units.vectors.shape[1]), dtype=np.float32)
+    aligned[at[found]] = units.vectors[found]
+    table.derived["vectors"] = (units, aligned)
+    return aligned
 
 
 def candidate_rows(table: SpaceTurns, signals: Signals) -> list[int]:

@@ -49,6 +49,8 @@ class Ranker(ABC):
     floor: int = 0  # packing: small talk counts at least this many tokens in that order
     spread: float = 1.0  # packing, for a question asking for a list: worth x spread per
     # turn of the same session already shown (1: no spreading)
+    pairs: int = 0  # packing: a reply of at most this many tokens brings the turn it answers
+    # when that costs at most as much (0: never)
     # (weight w, slope a, intercept b): P = (1 - w) P_learned + w sigmoid(a u + b), u the
     # unlearned order (features.unlearned); weight 0 reads the learned P alone
     blend: tuple[float, float, float] = (0.0, 0.0, 0.0)
@@ -86,7 +88,7 @@ class Ranker(ABC):
 
     def to_json(self) -> dict[str, Any]:
         return {"features": list(self.features), "gamma": self.gamma, "floor": self.floor,
-                "spread": self.spread,
+                "spread": self.spread, "pairs": self.pairs,
                 "blend": [round(v, 8) for v in self.blend], "metrics": self.metrics}
 
     def save(self, path: Path) -> None:
@@ -156,9 +158,12 @@ def from_json(data: dict[str, Any], folder: Path | None = None) -> Ranker:
             raise ValueError("the blend is not (weight in [0, 1], slope, intercept)")
         if not 0 < float(data.get("spread", 1.0)) <= 1:
             raise ValueError("the spread is not in (0, 1]")
+        if int(data.get("pairs", 0)) < 0:
+            raise ValueError("pairs is negative")
         common: dict[str, Any] = {"features": features, "gamma": float(data.get("gamma", 0.0)),
                                   "floor": int(data.get("floor", 0)), "blend": blend,
                                   "spread": float(data.get("spread", 1.0)),
+                                  "pairs": int(data.get("pairs", 0)),
                                   "metrics": dict(data.get("metrics", {}))}
         n = len(features)
         if data.get("kind", "linear") == "trees":

@@ -8,7 +8,8 @@
    persons and dates the question names, position, length.
 3. One learned ranking (:mod:`ranker`): P(the turn is evidence).
 4. Packing: turns by P / tokens ** gamma (gamma chosen on held-out conversations when the
-   ranker was trained) until the budget is spent, each turn once; the context shows them
+   ranker was trained) until the budget is spent, each turn once (a short reply with the
+   short turn it answers, when the ranker's ``pairs`` says so); the context shows them
    session by session in time order, the session's day once as a header (``[8 May 2023]``)
    instead of on every line. With ``statements`` (recipe `graphmem-statements`) a turn may be
    shown by its statement nearest the question when that is cheaper (:mod:`statements`).
@@ -80,7 +81,8 @@ def header(turn: TurnRow) -> str:
 def select(costs: list[int], heads: list[int], sessions: list[str], p: np.ndarray,
            budget: int, gamma: float, headers: bool = True,
            shorts: list[int | None] | None = None, floor: int = 0,
-           spread: float = 1.0, quiet: np.ndarray | None = None) -> list[tuple[int, bool]]:
+           spread: float = 1.0, quiet: np.ndarray | None = None,
+           before: list[int] | None = None, pairs: int = 0) -> list[tuple[int, bool]]:
     """Which candidates to show within ``budget``, and whether whole (True) or by their
     statement (False), as (candidate, whole) in the order chosen.
 
@@ -93,7 +95,11 @@ def select(costs: list[int], heads: list[int], sessions: list[str], p: np.ndarra
     its statement is shown whole instead when its line's turn comes and the budget has room
     for the difference. With ``spread`` below 1 (a question asking for every item of a
     kind), a candidate's worth is multiplied by ``spread`` for each turn of its session
-    already shown, so the items said in other sessions get their turn."""
+    already shown, so the items said in other sessions get their turn. With ``pairs`` above
+    0, a reply of at most ``pairs`` tokens shown whole brings the turn it answers
+    (``before``: each candidate's turn before it, as a candidate, -1 for none) when that
+    costs at most ``pairs`` too and fits: "Only twice so far" is shown with "Have you been
+    to the new climbing gym?"."""
     short = shorts if shorts is not None else [None] * len(costs)
     ways: list[tuple[float, int, int, bool]] = []  # (P per cost, candidate, cost, whole)
     for n, cost in enumerate(costs):
@@ -120,7 +126,20 @@ def select(costs: list[int], heads: list[int], sessions: list[str], p: np.ndarra
         opened.add(sessions[n])
         taken[sessions[n]] = taken.get(sessions[n], 0) + 1
         shown[n] = (cost, whole)
+        m = before[n] if before and whole and cost <= pairs else -1
+        if m >= 0 and m not in shown and costs[m] <= pairs:
+            extra = heads[m] if not headers else 0  # its session is open: same session
+            if used + costs[m] + extra <= budget:
+                used += costs[m] + extra
+                taken[sessions[m]] += 1
+                shown[m] = (costs[m], True)
     return [(n, whole) for n, (_, whole) in shown.items()]
+
+
+def turns_before(table: SpaceTurns, rows: list[int]) -> list[int]:
+    """Each candidate's turn before it in its session, as a candidate index (-1: none)."""
+    at = {r: n for n, r in enumerate(rows)}
+    return [-1 if (j := table.neighbour(r, -1)) is None else at.get(j, -1) for r in rows]
 
 
 def _in_order(ways: list[tuple[float, int, int, bool]], sessions: list[str], spread: float,
@@ -233,6 +252,6 @@ class FusedSearch(Strategy[FusedConfig]):
             costs, heads, sessions, shorts = packing_inputs(table, rows, statements)
             chosen = select(costs, heads, sessions, p, budget, gamma, c.headers, shorts,
                             ranker.floor, ranker.spread if asked.listing else 1.0,
-                            x[:, QUIET] > 0)
+                            x[:, QUIET] > 0, turns_before(table, rows), ranker.pairs)
             return render(table, [(rows[n], float(p[n]), None if whole or statements is None
                                    else statements[n]) for n, whole in chosen], c.headers)
