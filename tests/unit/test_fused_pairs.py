@@ -75,3 +75,14 @@ def test_packing_shows_a_short_reply_with_the_short_turn_it_answers() -> None:
     # nor does the pair overrun the budget: the question does not fit beside the reply
     assert [n for n, _ in select(costs, heads, sessions, p, 20, 0.5, before=before,
                                  pairs=16)] == [1]
+
+
+def test_vectors_read_anew_after_a_change_of_the_space_are_the_ones_used() -> None:
+    table = _table()
+    first = matrix(table, _signals([[1, 0, 0], [0, 1, 0], [0, 0, 1]], [1, 0, 0]),
+                   Asked((), (), False, False), [1])
+    # the client read the space again (a turn was edited): a new set of vectors
+    again = matrix(table, _signals([[1, 0, 0], [1, 0, 0], [0, 0, 1]], [1, 0, 0]),
+                   Asked((), (), False, False), [1])
+    assert first[0, COL["self:closeness"]] == pytest.approx(0.0)
+    assert again[0, COL["self:closeness"]] == pytest.approx(1.0)

@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import math
 import re
+import weakref
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -261,15 +262,21 @@ def _pairs(x: np.ndarray, table: SpaceTurns, signals: Signals, rows: list[int],
     units = signals.held.sources.get("vector") if signals.held is not None else None
     if units is None or not units.ids or signals.question is None or not rows:
         return
-    aligned = _aligned(table, units)
-    norm = float(np.linalg.norm(signals.question)) or 1.0
+    unit = _unit_of(table, units)
+    question = signals.question / (float(np.linalg.norm(signals.question)) or 1.0)
     own = np.asarray(rows, dtype=np.int64)
     before = table.neighbours(own, -1)
     has = before >= 0
-    prev = np.where(has, before, own)
-    cosine = aligned[own] @ (signals.question / norm)
-    cosine_prev = aligned[prev] @ (signals.question / norm)
-    dot = np.einsum("ij,ij->i", aligned[own], aligned[prev])
+
+    def vectors(at: np.ndarray) -> np.ndarray:  # the rows' unit vectors, zero without one
+        index = unit[at]
+        out: np.ndarray = units.vectors[np.maximum(index, 0)]
+        out[index < 0] = 0.0
+        return out
+
+    mine, theirs = vectors(own), vectors(np.where(has, before, own))
+    cosine, cosine_prev = mine @ question, theirs @ question
+    dot = np.einsum("ij,ij->i", mine, theirs)
     pair = (cosine + cosine_prev) / np.sqrt(np.maximum(2.0 + 2.0 * dot, 1e-6))
     pair = np.where(has, pair, cosine)
     x[:, column["self:closeness"]] = cosine
@@ -277,19 +284,20 @@ def _pairs(x: np.ndarray, table: SpaceTurns, signals: Signals, rows: list[int],
     x[:, column["pair:gain"]] = pair - cosine
 
 
-def _aligned(table: SpaceTurns, units: DenseUnits) -> np.ndarray:
-    """The turns' unit vectors at their rows of the table (zero for a turn without one),
-    kept with the table while the client holds the same vectors."""
-    kept = table.derived.get("vectors")
-    if kept is not None and kept[0] is units:
+def _unit_of(table: SpaceTurns, units: DenseUnits) -> np.ndarray:
+    """Each row's index among the client's turn vectors (-1 for a turn without one), kept
+    with the table while the client holds the same vectors (a weak reference: the table
+    does not keep vectors the client let go)."""
+    kept = table.derived.get("units")
+    if kept is not None and kept[0]() is units:
         return kept[1]  # type: ignore[no-any-return]
-    at = np.asarray([table.index.get(t[0], -1) if t else -1 for t in units.turn_ids],
-                    dtype=np.int64)
-    found = at >= 0
-    aligned = np.zeros((len(table.rows), units.vectors.shape[1]), dtype=np.float32)
-    aligned[at[found]] = units.vectors[found]
-    table.derived["vectors"] = (units, aligned)
-    return aligned
+    at = np.full(len(table.rows), -1, dtype=np.int64)
+    for i, turns in enumerate(units.turn_ids):
+        row = table.index.get(turns[0]) if turns else None
+        if row is not None:
+            at[row] = i
+    table.derived["units"] = (weakref.ref(units), at)
+    return at
 
 
 def candidate_rows(table: SpaceTurns, signals: Signals) -> list[int]:
