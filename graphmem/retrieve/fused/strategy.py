@@ -138,8 +138,8 @@ def select(costs: list[int], heads: list[int], sessions: list[str], p: np.ndarra
 
 def turns_before(table: SpaceTurns, rows: list[int]) -> list[int]:
     """Each candidate's turn before it in its session, as a candidate index (-1: none)."""
-    at = {r: n for n, r in enumerate(rows)}
-    return [-1 if (j := table.neighbour(r, -1)) is None else at.get(j, -1) for r in rows]
+    at = {r: n for n, r in enumerate(rows)}  # -1 (no turn before) is no row: stays -1
+    return [at.get(j, -1) for j in table.neighbours(np.asarray(rows, dtype=np.int64), -1).tolist()]
 
 
 def _in_order(ways: list[tuple[float, int, int, bool]], sessions: list[str], spread: float,
