@@ -27,8 +27,8 @@ the first chose, no blend, no floor):
   rule the trees;
 - then, on the shipped recipe, the sweep `graphmem eval train-ranker` chooses from: the
   packing exponent and the blend with the unlearned order (the small-talk floor fixed, and
-  measured without), then the spread of list questions over sessions, then packing reply
-  pairs together.
+  measured without), then the window (a candidate's P mixed with its neighbours'), then the
+  spread of list questions over sessions, then packing reply pairs together.
 
 The candidates of each question are collected (and cached) as `train-ranker` does, on the
 eval spaces of the current settings: LoCoMo, LongMemEval oracle (100 questions), FriendsQA
@@ -138,7 +138,8 @@ def main() -> None:
         print(f"{name}: {score:.4f}")
         result["variants"][name] = {"score": round(score, 4), "matrix": matrix}
         if not settings.get("whole"):  # the same questions in the same order: paired
-            values[name] = transfer.question_values(rows, learned, (gamma, 0.0, 0, 1.0, 0))
+            values[name] = transfer.question_values(rows, learned,
+                                                    transfer.Setting(gamma, 0.0, 0))
         if name == shipped:
             kept = (learned, plain_p)
     for name in values:  # against the shipped recipe, with the standard error of the gap
@@ -148,16 +149,19 @@ def main() -> None:
                                                       "standard_error": round(error, 4)}
             print(f"{name} - {shipped}: {gap:+.4f} (standard error {error:.4f})")
     assert kept is not None
-    (gamma, weight, floor, spread, pairs), sweep = transfer.choose(data, kept[0], kept[1],
-                                                                   print)
-    result["chosen"] = {"gamma": gamma, "blend": weight, "floor": floor, "spread": spread,
-                        "pairs": pairs}
-    result["matrix"] = transfer.report(data, transfer.blended(kept[0], kept[1], weight), gamma,
-                                       floor, spread, pairs=pairs)
+    chosen, sweep = transfer.choose(data, kept[0], kept[1], print)
+    result["chosen"] = chosen._asdict()
+    result["matrix"] = transfer.report_at(data, kept[0], kept[1], chosen)
     result["sweep"] = sweep
-    # what packing reply pairs together does to each dataset, at the chosen setting
-    result["pairs"] = {str(n): transfer.report(data, transfer.blended(kept[0], kept[1], weight),
-                                               gamma, floor, spread, pairs=n)
+    # what the window and packing reply pairs together do to each dataset, at the chosen
+    # setting otherwise
+    result["window"] = {"none": transfer.report_at(data, kept[0], kept[1],
+                                                   chosen._replace(window=0, carry=0.0)),
+                        **{f"{n} turns, carry {c}": transfer.report_at(
+                            data, kept[0], kept[1], chosen._replace(window=n, carry=c))
+                           for n in transfer.WINDOWS for c in transfer.CARRIES}}
+    result["pairs"] = {str(n): transfer.report_at(data, kept[0], kept[1],
+                                                  chosen._replace(pairs=n))
                        for n in (0, *transfer.PAIRS)}
     publish(result, args.out)
 

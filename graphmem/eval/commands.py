@@ -203,9 +203,9 @@ def train_ranker(locomo: tuple[Path, ...], longmemeval: tuple[Path, ...],
                  out: Path | None) -> None:
     """Train the `graphmem` strategy's ranker on development splits, validated on whole
     conversations held out and, given two datasets or more, on each dataset held out
-    entirely (the leave-one-dataset-out matrix, which chooses the blend with the unlearned
-    order and the packing floor); the spaces are ingested (and reused) as `graphmem eval`
-    does."""
+    entirely (the leave-one-dataset-out matrix, which chooses the packing exponent, the blend
+    with the unlearned order and the window over neighbouring turns); the spaces are ingested
+    (and reused) as `graphmem eval` does."""
     from graphmem.client import Memory
     from graphmem.retrieve.fused import SHIPPED
     from graphmem.training.ranker import LEFT_OUT, collect, feature_families, train
@@ -238,7 +238,9 @@ def train_ranker(locomo: tuple[Path, ...], longmemeval: tuple[Path, ...],
             f"@{b} {100 * r:.1f}%" for b, r in recall.items()))
     held = metrics.get("leave_one_dataset_out")
     if held:
-        click.echo(f"  blend {held['blend']}, packing floor {held['floor']} tokens")
+        window = (f"window {held['window']} turns either side, carry {held['carry']}"
+                  if held["window"] else "no window")
+        click.echo(f"  blend {held['blend']}, packing floor {held['floor']} tokens, {window}")
         for dataset, row in held["matrix"].items():
             click.echo(f"  {dataset} held out ({row['questions']} q): " + ", ".join(
                 f"@{b} {100 * r:.1f}%" for b, r in row["evidence"].items()))

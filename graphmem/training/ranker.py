@@ -128,7 +128,7 @@ def collect(memory: Any, dataset: str, data: Path, log: Log = lambda _: None,
                  for r in rows]
         out.append(Sample(family or dataset, data.name, q.conversation, q.category, x, y,
                           costs, heads, sessions, len(q.evidence), shorts, len(words), found,
-                          cues.listing, turns_before(table, rows)))
+                          cues.listing, turns_before(table, rows), list(rows)))
     cache.parent.mkdir(parents=True, exist_ok=True)
     cache.write_bytes(pickle.dumps(out))
     return out
@@ -315,29 +315,27 @@ def train(samples: Sequence[Sample], folds: int, out: Path, sources: list[str],
                 f"{d} " + ", ".join(f"{v:.3f}" for v in r.values()) for d, r in
                 drop[family].items()))
         metrics["without_family"] = drop
-    weight, floor, spread, pairs = 0.0, 0, 1.0, 0
+    setting = transfer.Setting(gamma, 0.0, 0)
     if len({s.dataset for s in samples}) > 1:
         learned, plain_p = transfer.held_out(
             samples, lambda part: fit(part, every, objective=objective,
                                       **settings).probabilities, log)
-        (gamma, weight, floor, spread, pairs), sweep = transfer.choose(samples, learned,
-                                                                      plain_p, log)
-        metrics["gamma"] = gamma  # chosen on the matrix, not on the pooled folds
-        matrix = transfer.report(samples, transfer.blended(learned, plain_p, weight), gamma,
-                                 floor, spread, pairs=pairs)
+        setting, sweep = transfer.choose(samples, learned, plain_p, log)
+        metrics["gamma"] = setting.gamma  # chosen on the matrix, not on the pooled folds
         metrics["leave_one_dataset_out"] = {
-            "gamma": gamma, "blend": weight, "floor": floor, "spread": spread, "pairs": pairs,
-            "matrix": matrix,
-            "learned_alone": transfer.report(samples, learned, gamma),
+            **setting._asdict(),
+            "matrix": transfer.report_at(samples, learned, plain_p, setting),
+            "learned_alone": transfer.report(samples, learned, setting.gamma),
             "sweep": sweep}
         # the shipped settings within each dataset, out of fold
         metrics["out_of_fold_shipped"] = transfer.by_split(
-            samples, transfer.blended(oof, transfer.plain_out_of_fold(samples, fold), weight),
-            gamma, floor, spread, pairs)
+            samples, transfer.packed(samples, oof, transfer.plain_out_of_fold(samples, fold),
+                                     setting),
+            setting.gamma, setting.floor, setting.spread, setting.pairs)
     slope, intercept = transfer.plain_model(samples)
-    ranker = replace(fit(samples, every, objective=objective, **settings), gamma=gamma,
-                     floor=floor, spread=spread, pairs=pairs,
-                     blend=(weight, slope, intercept),
-                     metrics=metrics)
+    ranker = replace(fit(samples, every, objective=objective, **settings),
+                     gamma=setting.gamma, floor=setting.floor, spread=setting.spread,
+                     pairs=setting.pairs, window=(setting.window, setting.carry),
+                     blend=(setting.blend, slope, intercept), metrics=metrics)
     ranker.save(out)
     return metrics

@@ -28,3 +28,6 @@ class Sample:
     # each candidate's turn before it in its session, as a candidate index (-1: not a
     # candidate, or the session's first turn): packing reply pairs together
     before: list[int] = field(default_factory=list)
+    # each candidate's row in its space's table (a session's turns are consecutive rows, in
+    # order): how far apart two candidates are in the conversation
+    rows: list[int] = field(default_factory=list)

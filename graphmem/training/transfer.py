@@ -20,24 +20,29 @@ Two choices are made here, on the matrix:
 - ``spread``: for a question that asks for every item of a kind, a turn's worth shrinks by
   this factor for each turn of its session already shown (coverage across sessions);
 - ``pairs``: a reply of at most this many tokens is shown with the turn it answers when that
-  is as cheap (reply pairs read together).
+  is as cheap (reply pairs read together);
+- ``window`` and ``carry``: P is mixed with the mean P of the candidates at most ``window``
+  turns away in the same session, with weight ``carry``
+  (:func:`~graphmem.retrieve.fused.window.along`): evidence comes in stretches.
 
 The packing exponent gamma and the blend weight are chosen together for the highest mean
 held-out figure at 1,000 and 2,000 tokens (:func:`score`; each held-out dataset counted once,
 whatever its size), settings within one standard error of it counting as tied (see
-:func:`choose`); then the spread, given them, then the pairs.
+:func:`choose`); then the same with each window (a window can move the best gamma), then
+the spread, then the pairs.
 """
 
 from __future__ import annotations
 
 import statistics
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
 from graphmem.retrieve.fused.features import unlearned
 from graphmem.retrieve.fused.strategy import QUIET, select
+from graphmem.retrieve.fused.window import along
 from graphmem.training.samples import Sample
 
 BUDGETS = (500, 1000, 2000, 4000)
@@ -49,8 +54,26 @@ WEIGHTS = (0.0, 0.15, 0.3)
 FLOOR = 24
 SPREADS = (0.8, 0.6)  # tried after the rest; 1.0 (none) was measured
 PAIRS = (16, 32)  # tried last; 0 (never) is the setting before
+WINDOWS = (4, 8, 16, 32)  # turns either side; 0 (none) is the setting before
+CARRIES = (0.15, 0.3, 0.45)  # the neighbourhood's weight in P
+# twelve windows are tried at once, so the best of them leads by chance more often than one
+# setting would: a window must beat none by two standard errors, not one
+WINDOW_ERRORS = 2.0
 BOOTSTRAP = 200  # resamples of each dataset's questions for a difference's standard error
-Setting = tuple[float, float, int, float, int]  # gamma, blend weight, floor, spread, pairs
+
+
+class Setting(NamedTuple):
+    """One packing setting the matrix measures."""
+
+    gamma: float
+    blend: float  # the unlearned order's weight
+    floor: int
+    spread: float = 1.0
+    pairs: int = 0
+    window: int = 0  # turns either side whose P a candidate's P is mixed with
+    carry: float = 0.0  # their weight
+
+
 Fit = Callable[[Sequence[Sample]], Callable[[np.ndarray], np.ndarray]]
 
 
@@ -147,6 +170,20 @@ def blended(learned: Sequence[np.ndarray], plain_p: Sequence[np.ndarray],
     return [(1 - weight) * a + weight * b for a, b in zip(learned, plain_p, strict=True)]
 
 
+def windowed(samples: Sequence[Sample], scores: Sequence[np.ndarray], window: int,
+             carry: float) -> list[np.ndarray]:
+    """Each question's P mixed with its neighbourhood's (:func:`along`)."""
+    return [along(p, s.rows, s.sessions, window, carry)
+            for s, p in zip(samples, scores, strict=True)]
+
+
+def packed(samples: Sequence[Sample], learned: Sequence[np.ndarray],
+           plain_p: Sequence[np.ndarray], setting: Setting) -> list[np.ndarray]:
+    """The P packing reads at ``setting``: blended, then windowed."""
+    return windowed(samples, blended(learned, plain_p, setting.blend), setting.window,
+                    setting.carry)
+
+
 def report(samples: Sequence[Sample], scores: Sequence[np.ndarray], gamma: float,
            floor: int = 0, spread: float = 1.0, budgets: Sequence[int] = BUDGETS,
            pairs: int = 0) -> dict[str, Any]:
@@ -161,6 +198,13 @@ def report(samples: Sequence[Sample], scores: Sequence[np.ndarray], gamma: float
     return out
 
 
+def report_at(samples: Sequence[Sample], learned: Sequence[np.ndarray],
+              plain_p: Sequence[np.ndarray], setting: Setting) -> dict[str, Any]:
+    """:func:`report` of the P packing reads at ``setting``."""
+    return report(samples, packed(samples, learned, plain_p, setting), setting.gamma,
+                  setting.floor, setting.spread, pairs=setting.pairs)
+
+
 def score(matrix: dict[str, Any]) -> float:
     """What the choices maximise: held-out evidence recall and "any evidence turn in the
     context", averaged, at 1,000 and 2,000 tokens, each dataset once (whole-span recall
@@ -173,7 +217,7 @@ def question_values(samples: Sequence[Sample], scores: Sequence[np.ndarray],
                     setting: Setting) -> np.ndarray:
     """Each question's share of :func:`score`: its evidence recall and any evidence,
     averaged over 1,000 and 2,000 tokens."""
-    gamma, _, floor, spread, pairs = setting  # the blend is in the scores already
+    gamma, _, floor, spread, pairs, _, _ = setting  # blend and window: in the scores already
     out = []
     for sample, p in zip(samples, scores, strict=True):
         figures = [measures(sample, p, int(b), gamma, floor, spread, pairs)
@@ -203,15 +247,20 @@ def choose(samples: Sequence[Sample], learned: Sequence[np.ndarray],
            plain_p: Sequence[np.ndarray],
            log: Callable[[str], None] = lambda _: None) -> tuple[Setting, dict[str, Any]]:
     """The packing exponent, blend weight and floor with the best held-out matrix, then the
-    spread of list questions given those, then the reply pairs; and the score of every one
-    measured.
+    same with a window over the neighbouring turns (every window at every exponent and blend
+    weight), then the spread of list questions, then the reply pairs; and the score of every
+    one measured.
 
     The floor is ``FLOOR``, not chosen; the setting without it is measured beside the
     chosen one. A setting whose score is below the best's by less than one standard error
     of the difference (the questions of each dataset resampled, ``BOOTSTRAP`` times,
     paired) is a tie: the matrix cannot tell them apart. A tie is won by the smaller gamma
-    (a line's cheapness counts least), then the smaller weight. A spread is taken only when
-    it beats the chosen setting by more than its standard error; so are the pairs."""
+    (a line's cheapness counts least), then the smaller weight. The best window is taken only
+    when it beats the best setting without one by ``WINDOW_ERRORS`` standard errors; then of
+    the settings with a window tied with it, the smaller gamma wins, then the smaller blend,
+    then the smaller carry, then the narrower window (the least change to the ranker's own
+    order). A spread is taken only when it beats the chosen setting by
+    more than its standard error; so are the pairs."""
     groups = [np.flatnonzero([s.dataset == d for s in samples])
               for d in sorted({s.dataset for s in samples})]
     rng = np.random.default_rng(0)
@@ -223,38 +272,48 @@ def choose(samples: Sequence[Sample], learned: Sequence[np.ndarray],
         return float(np.mean([v[idx].mean() for idx in picks]))
 
     def measure(setting: Setting) -> float:
-        blend = blended(learned, plain_p, setting[1])
-        values[setting] = question_values(samples, blend, setting)
-        scores[key(*setting)] = round(mean(values[setting], groups), 4)
-        log(f"{key(*setting)}: {scores[key(*setting)]:.4f}")
+        values[setting] = question_values(samples, packed(samples, learned, plain_p, setting),
+                                          setting)
+        scores[key(setting)] = round(mean(values[setting], groups), 4)
+        log(f"{key(setting)}: {scores[key(setting)]:.4f}")
         return mean(values[setting], groups)
 
-    def ahead(a: Setting, b: Setting) -> bool:
-        """Whether ``a`` beats ``b`` by more than one standard error."""
+    def ahead(a: Setting, b: Setting, errors: float = 1.0) -> bool:
+        """Whether ``a`` beats ``b`` by more than ``errors`` standard errors."""
         diff = values[a] - values[b]
         spread = np.std([mean(diff, picks) for picks in draws])
-        return bool(mean(diff, groups) > spread)
+        return bool(mean(diff, groups) > errors * spread)
 
-    grid: list[Setting] = [(g, w, FLOOR, 1.0, 0) for g in GAMMAS for w in WEIGHTS]
+    grid = [Setting(g, w, FLOOR) for g in GAMMAS for w in WEIGHTS]
     point = {s: measure(s) for s in grid}
     top = max(grid, key=lambda s: point[s])
     tied = [s for s in grid if not ahead(top, s)]
-    best = min(tied, key=lambda s: (s[0], s[1]))
-    measure((best[0], best[1], 0, 1.0, 0))  # what the floor costs, for the record
+    best = min(tied, key=lambda s: (s.gamma, s.blend))
+    measure(best._replace(floor=0))  # what the floor costs, for the record
+    # every window at every gamma and blend: a window moves which gamma is best
+    windows = [s._replace(window=n, carry=c) for s in grid for n in WINDOWS for c in CARRIES]
+    point = {s: measure(s) for s in windows}
+    top = max(windows, key=lambda s: point[s])
+    if ahead(top, best, WINDOW_ERRORS):
+        best = min((s for s in windows if not ahead(top, s)),
+                   key=lambda s: (s.gamma, s.blend, s.carry, s.window))
     for spread in SPREADS:
-        setting = (*best[:3], spread, 0)
+        setting = best._replace(spread=spread)
         measure(setting)
         if ahead(setting, best):
             best = setting
     chosen = best
     for pairs in PAIRS:
-        setting = (*chosen[:4], pairs)
+        setting = chosen._replace(pairs=pairs)
         measure(setting)
         if ahead(setting, best):
             best = setting
     return best, scores
 
 
-def key(gamma: float, weight: float, floor: int, spread: float, pairs: int = 0) -> str:
-    return f"gamma={gamma} w={weight} floor={floor} spread={spread}" + (
-        f" pairs={pairs}" if pairs else "")
+def key(setting: Setting) -> str:
+    """A setting's name in the sweep."""
+    gamma, weight, floor, spread, pairs, window, carry = setting
+    return (f"gamma={gamma} w={weight} floor={floor} spread={spread}"
+            + (f" pairs={pairs}" if pairs else "")
+            + (f" window={window} carry={carry}" if window and carry else ""))

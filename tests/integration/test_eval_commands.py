@@ -164,6 +164,8 @@ def test_train_ranker_holds_each_dataset_out(tmp_path: Path, cleanup: None,
         assert 0.0 <= row["evidence"]["1000"] <= row["any_evidence"]["1000"] <= 1.0
     assert saved["floor"] == held["floor"] and saved["blend"][0] == held["blend"]
     assert saved["spread"] == held["spread"]
+    assert saved["window"] == [held["window"], held["carry"]]
+    assert "window" in text
 
 
 def test_train_ranker_refuses_an_unknown_feature_family() -> None:

@@ -69,7 +69,7 @@ def sample(dataset: str, conv: str, rng: np.random.Generator, signal: str,
     y[np.argsort(-x[:, col])[:span]] = 1
     found = [frozenset({"gold"}) if y[n] else frozenset() for n in range(30)]
     return Sample(dataset, f"{dataset}.json", conv, "c", x, y, [100] * 30, [0] * 30,
-                  ["s"] * 30, span, [], 1, found)
+                  ["s"] * 30, span, [], 1, found, rows=list(range(30)))
 
 
 def two_datasets() -> list[Sample]:
@@ -108,12 +108,13 @@ def test_the_blend_weight_and_floor_are_chosen_on_the_held_out_matrix(tmp_path: 
     metrics = train(samples, 2, out, ["a.json", "b.json"], ablate=False)
     held = metrics["leave_one_dataset_out"]
     assert held["blend"] > 0  # the held-out dataset's signal lives in the unlearned order
-    chosen = held["sweep"][transfer.key(held["gamma"], held["blend"], held["floor"],
-                                        held["spread"])]
+    setting = transfer.Setting(**{k: held[k] for k in transfer.Setting._fields})
+    chosen = held["sweep"][transfer.key(setting)]
     assert chosen >= max(held["sweep"].values()) - 0.05  # within the noise of the best
-    assert chosen > held["sweep"][transfer.key(held["gamma"], 0.0, transfer.FLOOR, 1.0)]
+    assert chosen > held["sweep"][transfer.key(transfer.Setting(held["gamma"], 0.0,
+                                                                transfer.FLOOR))]
     assert held["floor"] == transfer.FLOOR  # a rule; the setting without it is measured
-    assert transfer.key(held["gamma"], held["blend"], 0, 1.0) in held["sweep"]
+    assert transfer.key(setting._replace(floor=0, window=0, carry=0.0)) in held["sweep"]
     assert metrics["gamma"] == held["gamma"] == load_ranker(str(out)).gamma
     assert held["matrix"]["a"]["evidence"]["500"] > held["learned_alone"]["a"]["evidence"]["500"]
     assert set(metrics["out_of_fold_shipped"]) == {"a.json", "b.json"}
@@ -122,9 +123,10 @@ def test_the_blend_weight_and_floor_are_chosen_on_the_held_out_matrix(tmp_path: 
     assert ranker.spread == held["spread"]
     # reply pairs are measured last; these toy questions know no turn before another, so
     # pairing changes nothing and is not taken
-    assert transfer.key(*[held[k] for k in ("gamma", "blend", "floor", "spread")],
-                        transfer.PAIRS[0]) in held["sweep"]
+    assert transfer.key(setting._replace(pairs=transfer.PAIRS[0])) in held["sweep"]
     assert held["pairs"] == ranker.pairs == 0
+    # toy evidence is one random turn: a window over its neighbours is measured, not taken
+    assert (held["window"], held["carry"]) == ranker.window == (0, 0.0)
     x = samples[0].x
     alone = dataclasses.replace(ranker, blend=(0.0, 0.0, 0.0)).probabilities(x)
     w, a, b = ranker.blend

@@ -51,6 +51,9 @@ class Ranker(ABC):
     # turn of the same session already shown (1: no spreading)
     pairs: int = 0  # packing: a reply of at most this many tokens brings the turn it answers
     # when that costs at most as much (0: never)
+    # (turns, carry): P is mixed with weight carry with the mean P of the candidates at most
+    # that many turns away in the same session (window.along); (0, 0): not at all
+    window: tuple[int, float] = (0, 0.0)
     # (weight w, slope a, intercept b): P = (1 - w) P_learned + w sigmoid(a u + b), u the
     # unlearned order (features.unlearned); weight 0 reads the learned P alone
     blend: tuple[float, float, float] = (0.0, 0.0, 0.0)
@@ -88,7 +91,7 @@ class Ranker(ABC):
 
     def to_json(self) -> dict[str, Any]:
         return {"features": list(self.features), "gamma": self.gamma, "floor": self.floor,
-                "spread": self.spread, "pairs": self.pairs,
+                "spread": self.spread, "pairs": self.pairs, "window": list(self.window),
                 "blend": [round(v, 8) for v in self.blend], "metrics": self.metrics}
 
     def save(self, path: Path) -> None:
@@ -160,10 +163,14 @@ def from_json(data: dict[str, Any], folder: Path | None = None) -> Ranker:
             raise ValueError("the spread is not in (0, 1]")
         if int(data.get("pairs", 0)) < 0:
             raise ValueError("pairs is negative")
+        turns, carry = data.get("window", (0, 0.0))
+        window = (int(turns), float(carry))
+        if window[0] < 0 or not 0 <= window[1] <= 1:
+            raise ValueError("the window is not (turns >= 0, carry in [0, 1])")
         common: dict[str, Any] = {"features": features, "gamma": float(data.get("gamma", 0.0)),
                                   "floor": int(data.get("floor", 0)), "blend": blend,
                                   "spread": float(data.get("spread", 1.0)),
-                                  "pairs": int(data.get("pairs", 0)),
+                                  "pairs": int(data.get("pairs", 0)), "window": window,
                                   "metrics": dict(data.get("metrics", {}))}
         n = len(features)
         if data.get("kind", "linear") == "trees":

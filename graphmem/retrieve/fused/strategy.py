@@ -6,7 +6,8 @@
 2. Features (:mod:`features`): each source's rank and score (the summary scores of scenes,
    events and units among them: ES-Mem's summary rerank generalised), neighbours, salience,
    persons and dates the question names, position, length.
-3. One learned ranking (:mod:`ranker`): P(the turn is evidence).
+3. One learned ranking (:mod:`ranker`): P(the turn is evidence), then mixed with the P of
+   the candidates around it in its session (:mod:`window`: evidence comes in stretches).
 4. Packing: turns by P / tokens ** gamma (gamma chosen on held-out conversations when the
    ranker was trained) until the budget is spent, each turn once (a short reply with the
    short turn it answers, when the ranker's ``pairs`` says so); the context shows them
@@ -43,6 +44,7 @@ from graphmem.retrieve.fused.features import FEATURES, analyse, candidate_rows, 
 from graphmem.retrieve.fused.ranker import load_ranker
 from graphmem.retrieve.fused.space_index import SpaceTurns, TurnRow, space_turns, tokenize
 from graphmem.retrieve.fused.statements import Statement, turn_statements
+from graphmem.retrieve.fused.window import along
 from graphmem.retrieve.packing import count_tokens
 from graphmem.retrieve.turns import TurnSearch, TurnSearchConfig
 from graphmem.text import format_date
@@ -250,6 +252,7 @@ class FusedSearch(Strategy[FusedConfig]):
             statements = (turn_statements(ctx, state, table, rows, signals.held)
                           if c.statements else None)
             costs, heads, sessions, shorts = packing_inputs(table, rows, statements)
+            p = along(p, rows, sessions, *ranker.window)
             chosen = select(costs, heads, sessions, p, budget, gamma, c.headers, shorts,
                             ranker.floor, ranker.spread if asked.listing else 1.0,
                             x[:, QUIET] > 0, turns_before(table, rows), ranker.pairs)
