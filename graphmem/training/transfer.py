@@ -259,8 +259,8 @@ def choose(samples: Sequence[Sample], learned: Sequence[np.ndarray],
     when it beats the best setting without one by ``WINDOW_ERRORS`` standard errors; then of
     the settings with a window tied with it, the smaller gamma wins, then the smaller blend,
     then the smaller carry, then the narrower window (the least change to the ranker's own
-    order). A spread is taken only when it beats the chosen setting by
-    more than its standard error; so are the pairs."""
+    order). A spread is taken only when it beats the chosen setting by more than its
+    standard error; so are the pairs."""
     groups = [np.flatnonzero([s.dataset == d for s in samples])
               for d in sorted({s.dataset for s in samples})]
     rng = np.random.default_rng(0)

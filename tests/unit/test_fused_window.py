@@ -43,7 +43,9 @@ def test_the_order_of_the_candidates_does_not_matter() -> None:
     rng = np.random.default_rng(0)
     p, rows = rng.random(40), rng.permutation(100)[:40]
     sessions = [f"s{r // 25}" for r in rows]
+    given = rows.copy()
     out = along(p, rows, sessions, 4, 0.3)
+    assert (rows == given).all()  # the caller's arrays are left alone
     shuffle = rng.permutation(40)
     again = along(p[shuffle], rows[shuffle], [sessions[i] for i in shuffle], 4, 0.3)
     assert np.allclose(again, out[shuffle])

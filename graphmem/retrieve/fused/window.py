@@ -36,7 +36,7 @@ def along(p: np.ndarray, rows: Sequence[int], sessions: Sequence[str], turns: in
     session = np.asarray([codes.setdefault(name, len(codes)) for name in sessions],
                          dtype=np.int64)
     place = np.asarray(rows, dtype=np.int64)
-    place -= place.min()
+    place = place - place.min()  # a new array: the caller's rows stay as they were
     # one sorted key per candidate: its session's band, then its place in it; a band is wide
     # enough that a step of at most ``turns`` never lands in the next session's band
     key = session * (int(place.max()) + turns + 1) + place
