@@ -41,7 +41,7 @@ def test_sessions_do_not_mix_and_missing_turns_count_for_nothing() -> None:
 
 def test_the_order_of_the_candidates_does_not_matter() -> None:
     rng = np.random.default_rng(0)
-    p, rows = rng.random(40), rng.permutation(100)[:40]
+    p, rows = rng.random(40), rng.permutation(100)[:40] + 10
     sessions = [f"s{r // 25}" for r in rows]
     given = rows.copy()
     out = along(p, rows, sessions, 4, 0.3)
