@@ -170,7 +170,10 @@ def packing_inputs(table: SpaceTurns, rows: list[int],
     statement), for :func:`select`."""
     turns = [table.rows[r] for r in rows]
     shorts = [None if st is None else st.tokens for st in statements or [None] * len(rows)]
-    heads = [count_tokens(header(t)) for t in turns]
+    # a header is its session's (day or date text): counted once per session of the table
+    counted: dict[str, int] = table.derived.setdefault("header_tokens", {})
+    heads = [counted[t.session_id] if t.session_id in counted
+             else counted.setdefault(t.session_id, count_tokens(header(t))) for t in turns]
     marked = count_tokens(CHANGED)  # and its own day, when shown after what changed it
     costs = [t.tokens + (marked + head if r in table.newer else 0)
              for r, t, head in zip(rows, turns, heads, strict=True)]
