@@ -172,8 +172,10 @@ def packing_inputs(table: SpaceTurns, rows: list[int],
     shorts = [None if st is None else st.tokens for st in statements or [None] * len(rows)]
     # a header is its session's (day or date text): counted once per session of the table
     counted: dict[str, int] = table.derived.setdefault("header_tokens", {})
-    heads = [counted[t.session_id] if t.session_id in counted
-             else counted.setdefault(t.session_id, count_tokens(header(t))) for t in turns]
+    for t in turns:
+        if t.session_id not in counted:
+            counted[t.session_id] = count_tokens(header(t))
+    heads = [counted[t.session_id] for t in turns]
     marked = count_tokens(CHANGED)  # and its own day, when shown after what changed it
     costs = [t.tokens + (marked + head if r in table.newer else 0)
              for r, t, head in zip(rows, turns, heads, strict=True)]
@@ -258,6 +260,7 @@ class FusedSearch(Strategy[FusedConfig]):
             p = along(p, rows, sessions, *ranker.window)
             chosen = select(costs, heads, sessions, p, budget, gamma, c.headers, shorts,
                             ranker.floor, ranker.spread if asked.listing else 1.0,
-                            x[:, QUIET] > 0, turns_before(table, rows), ranker.pairs)
+                            x[:, QUIET] > 0,
+                            turns_before(table, rows) if ranker.pairs else None, ranker.pairs)
             return render(table, [(rows[n], float(p[n]), None if whole or statements is None
                                    else statements[n]) for n, whole in chosen], c.headers)
