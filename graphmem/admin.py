@@ -17,6 +17,7 @@ from graphmem.config import Settings
 from graphmem.errors import InputError
 from graphmem.ingest.edits import CorrectReport, ForgetReport, correct, forget
 from graphmem.ingest.ids import check_space, conversation_id
+from graphmem.ingest.inputs.fields import given_text, id_field, node_id
 from graphmem.ingest.layer import LayerContext
 from graphmem.models import (
     MessagePage,
@@ -29,7 +30,7 @@ from graphmem.retrieve.ppr import ProjectionCache
 from graphmem.retrieve.space_cache import SpaceCaches
 from graphmem.spacefile import SpaceFileReport, export_space, import_space, read_space_file
 from graphmem.store import GraphStore
-from graphmem.text import native_datetime
+from graphmem.text import naive_utc, native_datetime
 
 MAX_PAGE = 1000
 
@@ -80,15 +81,18 @@ class SpaceAdmin(ABC):
         if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_PAGE:
             raise InputError(f"limit must be a whole number from 1 to {MAX_PAGE}, got "
                              f"{limit!r}", field="limit")
-        if cursor is not None and (isinstance(cursor, bool) or not isinstance(cursor, int)):
+        if cursor is not None and (isinstance(cursor, bool) or not isinstance(cursor, int)
+                                   or not -2**63 <= cursor < 2**63):
             raise InputError(f"cursor must be the next_cursor of a page, got {cursor!r}",
                              field="cursor")
+        conversation = id_field(conversation, "conversation")
         if since is not None and not isinstance(since, datetime):
             raise InputError(f"since must be a datetime, got {type(since).__name__}",
                              field="since")
         rows = self.store.read("admin/messages", space=space,
                                conversation_id=conversation_id(space, conversation),
-                               since=since, newest_first=newest_first, cursor=cursor,
+                               since=None if since is None else naive_utc(since),
+                               newest_first=newest_first, cursor=cursor,
                                limit=limit + 1)
         page = [StoredMessage(id=r["id"], turn_id=r["turn_id"], speaker=r["speaker"],
                         text=r["text"], image_caption=r["image_caption"],
@@ -103,7 +107,7 @@ class SpaceAdmin(ABC):
         """Any node of ``space`` by its id (a turn, statement, event, scene, episodic unit...)
         with its properties and the turns it comes from; None when there is none."""
         check_space(space)
-        rows = self.store.read("admin/unit", space=space, id=id)
+        rows = self.store.read("admin/unit", space=space, id=node_id(id, "id"))
         if not rows:
             return None
         row = rows[0]
@@ -124,16 +128,20 @@ class SpaceAdmin(ABC):
                 for row in self.store.read("admin/history", space=space, limit=limit)]
 
     # ------------------------------------------------------------------ forget, delete
-    def forget(self, space: str, conversation: str, *, sessions: Sequence[str] = (),
-               turns: Sequence[str] = ()) -> ForgetReport:
+    def forget(self, space: str, conversation: str, *,
+               sessions: Sequence[str] | None = None, turns: Sequence[str] | None = None,
+               whole_conversation: bool = False) -> ForgetReport:
         """Forget messages (``turns``: their ids), ``sessions`` (their keys) or, with
-        neither, the whole ``conversation`` of ``space``: they and everything derived only
-        from them are removed, what was derived partly from them is derived again, in one
-        transaction (:mod:`graphmem.ingest.edits`). No client serves them afterwards."""
+        ``whole_conversation=True``, the whole ``conversation`` of ``space``: they and
+        everything derived only from them are removed, what was derived partly from them is
+        derived again (:mod:`graphmem.ingest.edits`). No client serves them afterwards. Empty
+        lists forget nothing (the report's ``note`` says so); giving no selection at all
+        without ``whole_conversation`` is an error."""
         check_space(space)
         self.flush()  # a background derivation must not write the forgotten back
         self.ensure_schema()
-        report = forget(self._layer_context(), space, conversation, sessions, turns)
+        report = forget(self._layer_context(), space, conversation, sessions, turns,
+                        whole_conversation)
         self.projections.drop_space(self.store, space)
         self.caches.forget(space)
         return report
@@ -145,12 +153,10 @@ class SpaceAdmin(ABC):
         again. The old text stays on the turn as a revision (``unit(...).properties``) unless
         ``keep_old`` is false, in which case it is gone everywhere."""
         check_space(space)
-        if not isinstance(text, str) or not text.strip():
+        turn_id = node_id(turn_id, "turn_id")
+        text = given_text(text, "text", self.settings.max_turn_chars).strip()
+        if not text:
             raise InputError("the corrected text must be a non-empty string", field="text")
-        if len(text) > self.settings.max_turn_chars:
-            raise InputError(f"a text of {len(text)} characters exceeds the limit of "
-                             f"{self.settings.max_turn_chars} (GRAPHMEM_MAX_TURN_CHARS)",
-                             field="text")
         self.flush()
         self.ensure_schema()
         report = correct(self._layer_context(), space, turn_id, text, keep_old)

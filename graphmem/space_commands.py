@@ -58,22 +58,28 @@ def confirmed(yes: bool, question: str, refusal: str) -> None:
 @click.option("--space", required=True)
 @click.option("--conversation", required=True)
 @click.option("--session", "sessions", multiple=True, help="A session key (repeat for more).")
-@click.option("--message", "messages", multiple=True,
-              help="A message id (repeat for more); with no --session nor --message the whole "
-                   "conversation is forgotten.")
+@click.option("--message", "messages", multiple=True, help="A message id (repeat for more).")
+@click.option("--whole-conversation", is_flag=True,
+              help="Forget the whole conversation (instead of --message or --session).")
 @click.option("--yes", is_flag=True, help="Do not ask for confirmation.")
 @click.pass_context
 @friendly_errors
 def forget(ctx: click.Context, space: str, conversation: str, sessions: tuple[str, ...],
-           messages: tuple[str, ...], yes: bool) -> None:
-    """Forget messages, sessions or a whole conversation of a space, with everything derived
-    from them; what remains is derived again. Without --yes it asks first."""
+           messages: tuple[str, ...], whole_conversation: bool, yes: bool) -> None:
+    """Forget messages, sessions or (with --whole-conversation) a whole conversation of a
+    space, with everything derived from them; what remains is derived again. Without --yes
+    it asks first."""
+    if whole_conversation == bool(messages or sessions):
+        raise click.UsageError("name what to forget: --message or --session (repeatable), or "
+                               "--whole-conversation")
     what = (f"{len(messages)} messages and {len(sessions)} sessions of" if messages or sessions
             else "the whole of")
     confirmed(yes, f"Forget {what} conversation {conversation!r} in space {space!r}?",
               f"not forgetting anything of conversation {conversation!r}")
     with memory_of(ctx) as memory:
-        report = memory.forget(space, conversation, sessions=sessions, turns=messages)
+        report = (memory.forget(space, conversation, whole_conversation=True)
+                  if whole_conversation else
+                  memory.forget(space, conversation, sessions=sessions, turns=messages))
     whole = " (the whole conversation)" if report.whole_conversation else ""
     click.echo(f"forgot {report.turns} messages in {report.sessions} whole sessions of "
                f"{conversation!r}{whole}; derived again: {', '.join(report.layers) or '-'}")
@@ -105,6 +111,11 @@ def show(ctx: click.Context, space: str, conversation: str | None, limit: int, n
                            f"\t{days}")
             return
         page = memory.messages(space, conversation, limit=limit, newest_first=newest)
+        if not page.messages and conversation not in {
+                c.conversation for c in memory.conversations(space)}:
+            raise click.ClickException(f"space {space!r} holds no conversation "
+                                       f"{conversation!r} (see `graphmem show --space "
+                                       f"{space}`)")
     if as_json:
         click.echo(page.model_dump_json(indent=2))
         return

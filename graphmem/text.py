@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 _WORD = re.compile(r"\w+")
@@ -45,6 +45,12 @@ def native_datetime(value: Any) -> datetime | None:
     """A Python datetime from what the Neo4j driver returns (its time types, or None)."""
     native = value.to_native() if value is not None and hasattr(value, "to_native") else value
     return native if isinstance(native, datetime) else None
+
+
+def naive_utc(value: datetime) -> datetime:
+    """A time as the graph stores and compares times: in UTC, without a zone (a naive time is
+    taken to be UTC already)."""
+    return value.astimezone(UTC).replace(tzinfo=None) if value.tzinfo else value
 
 
 def display_name(speaker: str) -> str:

@@ -1,6 +1,13 @@
-// Forget one conversation whole: its sessions, turns and every node derived from it (each
-// carries the conversation's id), and the conversation itself. Params: $space,
-// $conversation_id.
+// Forget one conversation whole: every node derived from its turns, by graphmem's layers or a
+// plug-in's (found by provenance, its FROM_TURN links, and by the conversation's id), then its
+// turns and sessions, and the conversation itself. Params: $space, $conversation_id.
+CALL (*) {
+  MATCH (t:Turn {space: $space, conversation_id: $conversation_id})<-[:FROM_TURN]-(d)
+  WHERE NOT d:Turn
+  WITH DISTINCT d
+  DETACH DELETE d
+  RETURN count(*) AS derived
+}
 CALL (*) {
   MATCH (n:Session|Turn|EDU|Event|Boundary|RetrievalUnit|ContextUnit|Scene|Profile|Episode
          {space: $space})
@@ -13,4 +20,4 @@ CALL (*) {
   DETACH DELETE c
   RETURN count(*) AS conversations
 }
-RETURN nodes, conversations;
+RETURN derived + nodes AS nodes, conversations;

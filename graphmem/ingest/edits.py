@@ -16,6 +16,11 @@ What is forgotten goes with everything derived from it; what remains is derived 
    sessions say which layers they lack and ``graphmem layers add`` completes them).
 
 A conversation left without turns is forgotten whole (``ingest/forget_conversation``).
+
+What a layer derived is found by provenance: every derived node links to the turns it comes
+from (``FROM_TURN``), so a plug-in layer's nodes go with graphmem's own, whether or not this
+process has the plug-in installed. Nothing is forgotten unless asked: an empty selection
+forgets nothing, and a whole conversation only with ``whole_conversation``.
 Deriving again costs what ingesting the remaining conversation costs.
 
 **Correcting** a message (:func:`correct`) is the same two steps: the first transaction
@@ -32,8 +37,9 @@ from typing import Any
 
 from graphmem.errors import InputError
 from graphmem.ingest.ids import conversation_id, session_id, turn_id
+from graphmem.ingest.inputs.fields import id_field
 from graphmem.ingest.layer import Job, LayerContext
-from graphmem.ingest.layers import LAYERS, layer_names, run_order
+from graphmem.ingest.layers import LAYERS, run_order
 from graphmem.ingest.stored import stored_conversations
 from graphmem.ingest.writer import GraphWriter
 from graphmem.store import Tx
@@ -52,12 +58,28 @@ class ForgetReport:
     sessions: int = 0
     whole_conversation: bool = False
     layers: list[str] = field(default_factory=list)  # derived again
+    note: str = ""  # said when nothing was forgotten, and why
+
+
+NOTHING_SELECTED = "the selection was empty: nothing was forgotten"
 
 
 def forget(context: LayerContext, space: str, conversation: str,
-           sessions: Sequence[str] = (), turns: Sequence[str] = ()) -> ForgetReport:
+           sessions: Sequence[str] | None = None, turns: Sequence[str] | None = None,
+           whole_conversation: bool = False) -> ForgetReport:
     """Forget ``turns`` (their input ids) and ``sessions`` (their keys) of ``conversation``,
-    or the whole conversation when neither is given."""
+    or, with ``whole_conversation``, all of it. Empty lists forget nothing: a caller that
+    selected no message must never lose the conversation."""
+    conversation = id_field(conversation, "conversation")
+    selected = sessions is not None or turns is not None
+    if whole_conversation and selected:
+        raise InputError("give messages or sessions to forget, or whole_conversation, not both",
+                         field="whole_conversation")
+    if not whole_conversation and not selected:
+        raise InputError("say what to forget: messages, sessions, or the whole conversation "
+                         "(whole_conversation)", field="messages")
+    sessions = _ids("session", sessions)
+    turns = _ids("message", turns)
     store = context.store
     found = stored_conversations(store, space, conversation_id(space, conversation))
     if not found:
@@ -68,8 +90,11 @@ def forget(context: LayerContext, space: str, conversation: str,
     known_sessions = {s.key for s in record.sessions}
     known_turns = {t.source_id for s in record.sessions for t in s.turns}
     _check("session", sessions, known_sessions, conversation)
-    _check("turn", turns, known_turns, conversation)
-    gone_sessions = set(sessions) if (sessions or turns) else known_sessions
+    _check("message", turns, known_turns, conversation)
+    if not whole_conversation and not sessions and not turns:
+        report.note = NOTHING_SELECTED
+        return report
+    gone_sessions = known_sessions if whole_conversation else set(sessions)
     kept = tuple(s.model_copy(update={"turns": tuple(t for t in s.turns
                                                      if t.source_id not in set(turns))})
                  for s in record.sessions if s.key not in gone_sessions)
@@ -131,7 +156,7 @@ def _rewrite(context: LayerContext, space: str, conversation: str, what: str,
         tx.run("ingest/lock_space", space=space)
         change(tx)
         tx.run("ingest/forget_derived", space=space,
-               conversation_id=conversation_id(space, conversation), known=layer_names())
+               conversation_id=conversation_id(space, conversation))
         tx.run("ingest/forget_orphans", space=space)
         tx.record(space, what)
 
@@ -160,9 +185,17 @@ def _held_layers(state: dict[str, Any]) -> list[str]:
                        if r["layer"] != "turns" and r["missing"] < state["sessions"])]
 
 
+def _ids(kind: str, given: Sequence[str] | None) -> list[str]:
+    """Ids as a selection gives them: a list, each checked and stripped as stored ids are."""
+    if given is None:
+        return []
+    if isinstance(given, (str, bytes)) or not isinstance(given, Sequence | set | frozenset):
+        raise InputError(f"{kind}s are given as a list of ids, got {type(given).__name__}",
+                         field=f"{kind}s")
+    return [id_field(g, f"{kind}s[{i}]") for i, g in enumerate(given)]
+
+
 def _check(kind: str, given: Sequence[str], known: set[str], conversation: str) -> None:
-    if isinstance(given, str):
-        raise InputError(f"{kind}s are given as a list of ids, got a string", field=f"{kind}s")
     unknown = [g for g in given if g not in known]
     if unknown:
         raise InputError(f"conversation {conversation!r} has no {kind} {unknown[0]!r}"

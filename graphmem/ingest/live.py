@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict
@@ -26,7 +26,7 @@ from graphmem.ingest.layer import Job
 from graphmem.ingest.layers import layer_names
 from graphmem.models import ConversationRecord, SessionRecord, TurnRecord, stored_turn
 from graphmem.store import GraphStore, Tx
-from graphmem.text import native_datetime
+from graphmem.text import naive_utc, native_datetime
 
 # statements of the live path (besides every layer's own)
 STATEMENTS = ("ingest/live_session", "ingest/mark_live", "ingest/clear_pending",
@@ -96,10 +96,6 @@ def unchanged(tx: Tx, live: LivePlan) -> None:
                          "being prepared")
 
 
-def _naive_utc(value: datetime) -> datetime:
-    return value.astimezone(UTC).replace(tzinfo=None) if value.tzinfo else value
-
-
 def parse_messages(messages: Sequence[Message | Mapping[str, Any]], max_chars: int,
                    now: datetime) -> list[Message]:
     """Messages checked by the same rules as a file's turns; errors name ``messages[i]``."""
@@ -108,7 +104,7 @@ def parse_messages(messages: Sequence[Message | Mapping[str, Any]], max_chars: i
                          field="messages")
     if not messages:
         raise InputError("no messages to add", field="messages")
-    ctx = Where("(messages)", "live", max_chars, "error", [])
+    ctx = Where(None, None, max_chars, "error", [])
     out: list[Message] = []
     seen: set[str] = set()
     for i, raw in enumerate(messages):
@@ -142,12 +138,12 @@ def parse_messages(messages: Sequence[Message | Mapping[str, Any]], max_chars: i
                                  field=f"{where}.at") from exc
         if at is not None and not isinstance(at, datetime):
             raise InputError(f"expected an ISO 8601 time, got {kind(at)}", field=f"{where}.at")
-        if at is not None and _naive_utc(at) > now + FUTURE:
+        if at is not None and naive_utc(at) > now + FUTURE:
             raise InputError(f"the time {at.isoformat()} is more than a day ahead of now: a "
                              "message that late would hold its session open for every later "
                              "one", field=f"{where}.at")
         out.append(Message(speaker=checked.speaker, text=checked.text, id=ident,
-                           at=_naive_utc(at) if at is not None else now,
+                           at=naive_utc(at) if at is not None else now,
                            image_caption=checked.image_caption))
     return out
 

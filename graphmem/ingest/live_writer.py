@@ -133,7 +133,7 @@ class LiveWriter:
             layers: str | Sequence[str] | None) -> LiveReport:
         began = time.perf_counter()
         check_space(space)
-        where = Where("(messages)", "live", self.settings.max_turn_chars, "error", [])
+        where = Where(None, None, self.settings.max_turn_chars, "error", [])
         conversation = field_key(conversation, where, "conversation")
         session = None if session is None else field_key(session, where, "session")
         parsed = parse_messages(messages, self.settings.max_turn_chars,

@@ -148,12 +148,14 @@ def build_server(memory: Memory, spaces: Spaces,
     @server.tool()
     def forget_memory(conversation: str, space: str | None = None,
                       sessions: list[str] | None = None,
-                      messages: list[str] | None = None) -> ForgetOut:
-        """Forget messages (their ids), sessions (their keys) or, with neither, a whole
-        conversation: they and everything derived from them are removed for good."""
+                      messages: list[str] | None = None,
+                      whole_conversation: bool = False) -> ForgetOut:
+        """Forget messages (their ids), sessions (their keys) or, with whole_conversation
+        true, a whole conversation: they and everything derived from them are removed for
+        good. An empty list forgets nothing."""
         return _guard(lambda: ForgetOut.of(memory.forget(  # type: ignore[no-any-return]
-            allowed().resolve(space), conversation, sessions=sessions or [],
-            turns=messages or [])))
+            allowed().resolve(space), conversation, sessions=sessions, turns=messages,
+            whole_conversation=whole_conversation)))
 
     @server.tool()
     def correct_message(turn_id: str, text: str, space: str | None = None,

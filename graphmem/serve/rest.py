@@ -228,9 +228,11 @@ def build_app(memory: Memory, tokens: Mapping[str, Spaces], max_body_bytes: int)
 
     @app.post("/v1/spaces/{space}/conversations/{conversation}/forget")
     def forget(space: str, conversation: str, body: ForgetIn, who: Caller) -> ForgetOut:
-        """Forget messages, sessions or (with neither) the whole conversation."""
+        """Forget messages, sessions or (with whole_conversation) the whole conversation; an
+        empty list forgets nothing."""
         return ForgetOut.of(memory.forget(who.resolve(space), conversation,
-                                          sessions=body.sessions, turns=body.messages))
+                                          sessions=body.sessions, turns=body.messages,
+                                          whole_conversation=body.whole_conversation))
 
     @app.get("/v1/spaces/{space}/history")
     def history(space: str, who: Caller, limit: int = 100) -> list[SpaceChange]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt
 
 from graphmem.ingest.edits import CorrectReport, ForgetReport
 from graphmem.ingest.live import LiveReport
@@ -44,7 +44,8 @@ class AddIn(BaseModel):
 class QuestionIn(BaseModel):
     question: str
     strategy: str | None = Field(default=None, description="default: graphmem")
-    budget: int | None = Field(default=None, description="context tokens; default: 1000")
+    budget: StrictInt | None = Field(default=None, description=(
+        "context tokens, a whole number (true or 1000.0 are refused); default: 1000"))
 
 
 class HitOut(BaseModel):
@@ -113,9 +114,11 @@ class SpaceOut(BaseModel):
 class ForgetIn(BaseModel):
     conversation: str | None = Field(default=None, description=(
         "the conversation, for the route without it in the path (any key, '/' included)"))
-    sessions: list[str] = Field(default_factory=list, description="session keys to forget")
-    messages: list[str] = Field(default_factory=list, description=(
-        "message ids to forget; with neither, the whole conversation is forgotten"))
+    sessions: list[str] | None = Field(default=None, description="session keys to forget")
+    messages: list[str] | None = Field(default=None, description=(
+        "message ids to forget; an empty list forgets nothing"))
+    whole_conversation: StrictBool = Field(default=False, description=(
+        "forget the whole conversation (given instead of messages and sessions)"))
 
 
 class ForgetOut(BaseModel):
@@ -124,18 +127,19 @@ class ForgetOut(BaseModel):
     sessions: int = Field(description="sessions forgotten whole")
     whole_conversation: bool
     layers: list[str] = Field(description="layers derived again from what remains")
+    note: str = Field(default="", description="why nothing was forgotten, when nothing was")
 
     @classmethod
     def of(cls, report: ForgetReport) -> ForgetOut:
         return cls(conversation=report.conversation, messages=report.turns,
                    sessions=report.sessions, whole_conversation=report.whole_conversation,
-                   layers=report.layers)
+                   layers=report.layers, note=report.note)
 
 
 class CorrectIn(BaseModel):
     turn_id: str = Field(description="the stored message's turn id (a hit's source_turn_ids)")
     text: str = Field(description="what the message says now")
-    keep_old: bool = Field(default=True, description=(
+    keep_old: StrictBool = Field(default=True, description=(
         "keep the old text on the turn as a revision; false: it is gone everywhere"))
 
 

@@ -1,9 +1,42 @@
+"""Fixtures of the integration tests (they run against the real local Neo4j)."""
+
 from __future__ import annotations
 
+import importlib
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from types import ModuleType
+
 import pytest
+
+from graphmem import cypher
+from graphmem.ingest import layers
+from graphmem.retrieve import registry
+
+PLUGIN_PACKAGE = Path(__file__).resolve().parents[1] / "plugin_example"
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if "/integration/" in str(item.fspath):
             item.add_marker(pytest.mark.neo4j)
+
+
+@pytest.fixture()
+def qa_pairs(monkeypatch: pytest.MonkeyPatch) -> Iterator[ModuleType]:
+    """docs/extending.md's example plug-in (tests/plugin_example/) loaded as an installed
+    plug-in is: its layer ``questions``, its strategy ``asked`` and its Cypher folder
+    registered; graphmem's registries restored afterwards."""
+    monkeypatch.syspath_prepend(str(PLUGIN_PACKAGE))
+    monkeypatch.setattr(cypher, "_EXTRA", [])
+    saved_layers, saved_recipes = dict(layers.LAYERS), dict(registry.RECIPES)
+    cypher._catalog.cache_clear()
+    cypher.names.cache_clear()
+    yield importlib.import_module("qa_pairs")
+    for live, saved in ((layers.LAYERS, saved_layers), (registry.RECIPES, saved_recipes)):
+        live.clear()
+        live.update(saved)  # type: ignore[arg-type]
+    sys.modules.pop("qa_pairs", None)
+    cypher._catalog.cache_clear()
+    cypher.names.cache_clear()

@@ -1004,15 +1004,28 @@ def _correct_turn(store: GraphStore, space: str, memory: Memory) -> None:
                        keep=True) == []
 
 
+def foreign(store: GraphStore, space: str, cid: str) -> None:
+    """A plug-in's node (a label graphmem does not know, no conversation id) derived from the
+    conversation's first turn, and its layer marked on every session: forgetting finds it by
+    its FROM_TURN link alone."""
+    query_rows(store, "MATCH (t:Turn {space: $space, conversation_id: $cid}) "
+               "WITH t ORDER BY t.seq LIMIT 1 "
+               "CREATE (:Foreign {space: $space, id: t.id + '/f', text: t.text})-[:FROM_TURN]->(t)"
+               " WITH t MATCH (s:Session {space: $space, conversation_id: $cid}) "
+               "SET s.layers = coalesce(s.layers, []) + ['foreign']", space=space, cid=cid)
+
+
 @case("ingest/forget_derived")
 def _forget_derived(store: GraphStore, space: str, memory: Memory) -> None:
     cid = conversation_id(space, KEY)
-    [row] = store.write("ingest/forget_derived", space=space, conversation_id=cid,
-                        known=["turns", "edus", "events", "segments", "scenes", "episodes"])
-    assert row["derived"] > 17 and row["sessions"] == 3
+    foreign(store, space, cid)
+    [row] = store.write("ingest/forget_derived", space=space, conversation_id=cid)
+    assert row["derived"] > 18 and row["sessions"] == 3
     assert query_rows(store, "MATCH (n {space: $space, conversation_id: $cid}) "
                       "RETURN DISTINCT labels(n)[0] AS kind ORDER BY kind", space=space,
                       cid=cid) == [{"kind": "Session"}, {"kind": "Turn"}]
+    assert query_rows(store, "MATCH (f:Foreign {space: $space}) RETURN count(f) AS n",
+                      space=space) == [{"n": 0}]
     assert query_rows(store, "MATCH (s:Session {space: $space}) RETURN DISTINCT s.layers AS l",
                       space=space) == [{"l": ["turns"]}]
 
@@ -1020,9 +1033,10 @@ def _forget_derived(store: GraphStore, space: str, memory: Memory) -> None:
 @case("ingest/forget_conversation")
 @case("ingest/forget_orphans")
 def _forget_conversation(store: GraphStore, space: str, memory: Memory) -> None:
+    foreign(store, space, conversation_id(space, KEY))
     [row] = store.write("ingest/forget_conversation", space=space,
                         conversation_id=conversation_id(space, KEY))
-    assert row["conversations"] == 1 and row["nodes"] > 17
+    assert row["conversations"] == 1 and row["nodes"] > 18
     [orphans] = store.write("ingest/forget_orphans", space=space)
     assert orphans["arguments"] > 0 and orphans["speakers"] == 2 and orphans["characters"] > 0
     assert query_rows(store, "MATCH (n {space: $space}) WHERE NOT n:Change "

@@ -12,6 +12,7 @@ import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 
@@ -39,27 +40,18 @@ def test_the_page_shows_the_package_as_it_is() -> None:
 
 
 @pytest.fixture()
-def example(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
-    """The package importable and the page's usage script beside it; graphmem's registries
-    restored afterwards."""
+def example(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+            qa_pairs: ModuleType) -> Iterator[Path]:
+    """The plug-in loaded and the page's usage script beside it."""
     (tmp_path / "use_it.py").write_text(blocks()["use_it.py"], encoding="utf-8")
-    monkeypatch.syspath_prepend(str(PACKAGE))
     monkeypatch.syspath_prepend(str(tmp_path))
-    monkeypatch.setattr(cypher, "_EXTRA", [])
-    saved_layers, saved_recipes = dict(layers.LAYERS), dict(registry.RECIPES)
     yield tmp_path
-    for live, saved in ((layers.LAYERS, saved_layers), (registry.RECIPES, saved_recipes)):
-        live.clear()
-        live.update(saved)  # type: ignore[arg-type]
-    for module in ("qa_pairs", "use_it"):  # imported here, not as an installed plug-in
-        sys.modules.pop(module, None)
-    cypher._catalog.cache_clear()
-    cypher.names.cache_clear()
+    sys.modules.pop("use_it", None)
 
 
 def test_the_worked_example_runs_as_documented(example: Path, memory: Memory,
                                                space: str) -> None:
-    qa_pairs = importlib.import_module("qa_pairs")  # what loading the installed plug-in does
+    qa_pairs = importlib.import_module("qa_pairs")  # loaded by the fixture, as installed
     use_it = importlib.import_module("use_it")
     assert qa_pairs.QuestionLayer.read_options(memory.settings).mark == "?"
     with pytest.MonkeyPatch.context() as env:  # its own variables, GRAPHMEM_QUESTIONS_*

@@ -8,12 +8,14 @@ import gzip
 import json
 import uuid
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import pytest
 
 from graphmem.client import Memory
 from graphmem.errors import InputError
+from graphmem.ingest import layers
 from graphmem.retrieve.registry import RECIPES
 from graphmem.store import acting
 
@@ -26,7 +28,7 @@ def chat(secret: str) -> dict[str, Any]:
             {"id": "s1", "started_at": "2024-05-02T18:00:00", "turns": [
                 {"speaker": "Ines", "text": "I started a greenhouse with tomatoes and basil."},
                 {"speaker": "Ines", "text": f"My locker code at the gym is {secret}, "
-                                            f"please remember {secret} for me."},
+                                            f"could you remember {secret} for me?"},
                 {"speaker": "Ana", "text": "Noted. How is the greenhouse doing?"},
                 {"speaker": "Ines", "text": "The basil is thriving, tomatoes are slow."}]},
             {"id": "s2", "started_at": "2024-06-10T19:00:00", "turns": [
@@ -35,10 +37,12 @@ def chat(secret: str) -> dict[str, Any]:
         {"id": "other", "sessions": [
             {"id": "o1", "started_at": "2024-07-01T10:00:00", "turns": [
                 {"speaker": "Ines", "text": "My cousin Teodor moved to Lisbon last month."},
-                {"speaker": "Ana", "text": "Lisbon is lovely in summer."}]}]}]}
+                {"speaker": "Ana", "text": "Lisbon is lovely in summer. Has he found a flat?"}]}
+        ]}]}
 
 
 QUESTION = "What is my locker code at the gym?"
+WITH_PLUGIN = "edus,events,segments,scenes,episodes,questions"  # every layer, and the example
 
 
 def stored_chat(memory: Memory, space: str, folder: Path, secret: str,
@@ -84,13 +88,14 @@ def cached(memory: Memory, secret: str) -> bool:
                for cache in parts for entry, _ in cache._items.values())
 
 
-def test_a_forgotten_message_is_gone_everywhere(memory: Memory, space: str,
-                                                tmp_path: Path) -> None:
+def test_a_forgotten_message_is_gone_everywhere(memory: Memory, space: str, tmp_path: Path,
+                                                qa_pairs: ModuleType) -> None:
+    """With the example plug-in installed: its Question nodes hold text too."""
     secret = f"quokka{uuid.uuid4().hex[:8]}"
-    stored_chat(memory, space, tmp_path, secret)
+    stored_chat(memory, space, tmp_path, secret, layers=WITH_PLUGIN)
     question = QUESTION
     assert secret in memory.search(question, space=space, budget=200).context
-    assert trace(memory, space, secret)  # the checks see it while it is stored
+    assert "node ['Question']" in trace(memory, space, secret)  # the checks see it now
     for name in RECIPES:  # every strategy's caches and projections hold the space now
         memory.search(question, space=space, strategy=name, budget=300)
 
@@ -108,8 +113,8 @@ def test_a_forgotten_message_is_gone_everywhere(memory: Memory, space: str,
     with gzip.open(backup, "rt") as lines:
         assert secret not in lines.read().lower()
     # what remains is whole: every layer held, the chain re-linked, the rest still found
-    state = memory.store.read("admin/space_state", space=space, layers=["edus", "events",
-                                                                         "scenes"])[0]
+    state = memory.store.read("admin/space_state", space=space, layers=[
+        "edus", "events", "scenes", "questions"])[0]
     assert all(row["missing"] == 0 for row in state["layers"])
     assert [m.id for m in memory.messages(space, "c").messages] == [
         "s1:1", "s1:3", "s1:4", "s2:1", "s2:2"]
@@ -119,9 +124,9 @@ def test_a_forgotten_message_is_gone_everywhere(memory: Memory, space: str,
                       "RETURN count(n) AS links", space=space) == [{"links": 5}]
 
 
-def test_forgetting_sessions_and_conversations(memory: Memory, space: str,
-                                              tmp_path: Path) -> None:
-    stored_chat(memory, space, tmp_path, "k-1234", layers="edus,events")
+def test_forgetting_sessions_and_conversations(memory: Memory, space: str, tmp_path: Path,
+                                              qa_pairs: ModuleType) -> None:
+    stored_chat(memory, space, tmp_path, "k-1234", layers="edus,events,questions")
     report = memory.forget(space, "c", sessions=["s1"])
     assert (report.sessions, report.turns) == (1, 4)
     assert [c.conversation for c in memory.conversations(space)] == ["c", "other"]
@@ -134,7 +139,7 @@ def test_forgetting_sessions_and_conversations(memory: Memory, space: str,
                       "ENDS WITH '/c' RETURN count(n) AS n", space=space) == [{"n": 0}]
     assert "Lisbon" in memory.search("Where did Teodor move?", space=space,
                                      budget=60).context
-    memory.forget(space, "other")
+    memory.forget(space, "other", whole_conversation=True)
     assert memory.conversations(space) == []
     assert query_rows(memory.store, "MATCH (n {space: $space}) WHERE NOT n:Change "
                       "RETURN count(n) AS n", space=space) == [{"n": 0}]  # all but history
@@ -146,8 +151,15 @@ def test_forgetting_what_is_not_there_changes_nothing(memory: Memory, space: str
                                                      tmp_path: Path) -> None:
     stored_chat(memory, space, tmp_path, "k-9", layers="")
     before = memory.store.read("admin/space_snapshot", space=space)
-    for args, says in (({"conversation": "nope"}, "no conversation 'nope'"),
-                       ({"conversation": "c", "turns": ["s9:9"]}, "has no turn 's9:9'"),
+    for args, says in (({"conversation": "nope", "whole_conversation": True},
+                        "no conversation 'nope'"),
+                       ({"conversation": "c"}, "say what to forget"),
+                       ({"conversation": "c", "turns": ["s1:1"], "whole_conversation": True},
+                        "not both"),
+                       ({"conversation": "c\udc80", "turns": ["s1:1"]}, "surrogate"),
+                       ({"conversation": "c", "turns": ["s1:1\udc80"]}, "surrogate"),
+                       ({"conversation": "c", "turns": [7.5]}, "an id is a string"),
+                       ({"conversation": "c", "turns": ["s9:9"]}, "has no message 's9:9'"),
                        ({"conversation": "c", "sessions": ["zz"]}, "has no session 'zz'"),
                        ({"conversation": "c", "turns": "s1:1"}, "a list of ids")):
         with pytest.raises(InputError, match=says):
@@ -155,11 +167,27 @@ def test_forgetting_what_is_not_there_changes_nothing(memory: Memory, space: str
     assert memory.store.read("admin/space_snapshot", space=space) == before
 
 
+def test_an_empty_selection_forgets_nothing(memory: Memory, space: str,
+                                           tmp_path: Path) -> None:
+    """An agent that forgets "the messages matching X" and finds none must not wipe the
+    conversation."""
+    stored_chat(memory, space, tmp_path, "k-10", layers="")
+    before = memory.store.read("admin/space_snapshot", space=space)
+    for args in ({"turns": []}, {"sessions": []}, {"sessions": [], "turns": []}):
+        report = memory.forget(space, "c", **args)  # type: ignore[arg-type]
+        assert (report.turns, report.sessions, report.whole_conversation) == (0, 0, False)
+        assert report.note == "the selection was empty: nothing was forgotten"
+    assert memory.store.read("admin/space_snapshot", space=space) == before
+    assert len(memory.messages(space, "c").messages) == 6
+    # ids are read as add_messages reads them: stripped
+    assert memory.forget(space, "c", turns=[" s1:2 "]).turns == 1
+
+
 @pytest.mark.parametrize("keep_old", [True, False])
 def test_a_corrected_message_is_what_is_found(memory: Memory, space: str, tmp_path: Path,
-                                             keep_old: bool) -> None:
+                                             keep_old: bool, qa_pairs: ModuleType) -> None:
     old = f"porto{uuid.uuid4().hex[:6]}"
-    stored_chat(memory, space, tmp_path, old)
+    stored_chat(memory, space, tmp_path, old, layers=WITH_PLUGIN)
     question = QUESTION
     assert old in memory.search(question, space=space, budget=200).context
     [turn] = [m.turn_id for m in memory.messages(space, "c").messages if m.id == "s1:2"]
@@ -173,16 +201,57 @@ def test_a_corrected_message_is_what_is_found(memory: Memory, space: str, tmp_pa
     unit = memory.unit(space, turn)
     assert unit is not None and unit.properties["text"] == new
     assert unit.properties.get("revisions", []) == ([
-        f"My locker code at the gym is {old}, please remember {old} for me."] if keep_old
+        f"My locker code at the gym is {old}, could you remember {old} for me?"] if keep_old
         else [])
     assert trace(memory, space, old) == (["node ['Turn']"] if keep_old else [])  # its revision
     state = memory.store.read("admin/space_state", space=space,
-                              layers=["edus", "events", "scenes"])[0]
+                              layers=["edus", "events", "scenes", "questions"])[0]
     assert all(row["missing"] == 0 for row in state["layers"])
     with pytest.raises(InputError, match="holds no message"):
         memory.correct(space, turn + "x", "anything")
     with pytest.raises(InputError, match="non-empty"):
         memory.correct(space, turn, "  ")
+
+
+def test_a_plugin_layer_is_covered_by_a_process_without_the_plugin(
+        memory: Memory, space: str, tmp_path: Path, qa_pairs: ModuleType) -> None:
+    """A plug-in's nodes go by provenance, not by a list of labels this process knows: a
+    correction or a forget made where the plug-in is not installed leaves none of its text,
+    and its layer is then marked missing (to be added again where it is installed)."""
+    old = f"faro{uuid.uuid4().hex[:6]}"
+    stored_chat(memory, space, tmp_path, old, layers="edus,questions")
+    assert "node ['Question']" in trace(memory, space, old)
+    del layers.LAYERS["questions"], RECIPES["asked"]  # the process without the plug-in
+    [turn] = [m.turn_id for m in memory.messages(space, "c").messages if m.id == "s1:2"]
+    memory.correct(space, turn, "My locker code at the gym changed, could you note it?",
+                   keep_old=False)
+    assert trace(memory, space, old) == []
+    assert query_rows(memory.store, "MATCH (s:Session {space: $space}) WHERE 'questions' IN "
+                      "s.layers RETURN s.conversation_id ENDS WITH '/c' AS corrected",
+                      space=space) == [{"corrected": False}]  # the other conversation's
+    memory.forget(space, "other", whole_conversation=True)
+    assert query_rows(memory.store, "MATCH (q:Question {space: $space}) RETURN count(q) AS n",
+                      space=space) == [{"n": 0}]
+
+
+# what is not derived from turns: the space's structure, its history, and what several
+# statements or scenes share (removed by ingest/forget_orphans once nothing supports it)
+NOT_DERIVED = {"Space", "Conversation", "Session", "Turn", "Change", "Speaker", "Argument",
+               "Character"}
+
+
+def test_every_derived_node_links_to_its_turns(memory: Memory, space: str, tmp_path: Path,
+                                               qa_pairs: ModuleType) -> None:
+    """The rule forgetting relies on: whatever a layer (a plug-in's included) derives links to
+    the turns it comes from, so forgetting them finds it."""
+    stored_chat(memory, space, tmp_path, "k-77", layers=WITH_PLUGIN)
+    rows = query_rows(memory.store, "MATCH (n {space: $space}) WITH labels(n) AS kinds, "
+                      "EXISTS { (n)-[:FROM_TURN]->(:Turn) } AS linked "
+                      "RETURN kinds[0] AS kind, collect(DISTINCT linked) AS linked",
+                      space=space)
+    derived = {r["kind"]: r["linked"] for r in rows if r["kind"] not in NOT_DERIVED}
+    assert {"EDU", "Event", "Scene", "Episode", "RetrievalUnit", "Question"} <= set(derived)
+    assert {kind: linked for kind, linked in derived.items() if linked != [True]} == {}
 
 
 def test_the_history_says_who_changed_what(memory: Memory, space: str) -> None:

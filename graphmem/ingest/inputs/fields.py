@@ -22,8 +22,8 @@ BadTurnPolicy = Literal["error", "skip"]
 class Where:
     """Where we are, so that every error can say it; plus the limits to enforce."""
 
-    file: str
-    record: str
+    file: str | None  # None: not read from a file (an operation's arguments, live messages)
+    record: str | None
     max_turn_chars: int
     bad_turns: BadTurnPolicy
     warnings: list[str]
@@ -89,6 +89,30 @@ def key(value: Any, ctx: Where, where: str) -> str:
     if not isinstance(value, str):
         raise ctx.error(f"an id is a string or an integer, got {kind(value)}", where)
     return printable(value, ctx, where, MAX_ID_CHARS, "id")
+
+
+def id_field(value: Any, field: str) -> str:
+    """An id handed to an operation (a conversation, a message, a unit): the rules of
+    :func:`key`, its errors naming ``field`` alone."""
+    return key(value, Where(None, None, 0, "error", []), field)
+
+
+MAX_NODE_ID_CHARS = 4000  # a stored node's id joins the space's, conversation's... own ids
+
+
+def node_id(value: Any, field: str) -> str:
+    """The id of a stored node (a turn id, as hits give them): a non-empty string that is
+    valid Unicode, its errors naming ``field``."""
+    text = given_text(value, field, MAX_NODE_ID_CHARS, "id").strip()
+    if not text:
+        raise InputError("empty id", field=field)
+    return text
+
+
+def given_text(value: Any, field: str, limit: int, what: str = "text") -> str:
+    """A text handed to an operation: a string of at most ``limit`` characters that is valid
+    Unicode, its errors naming ``field`` alone."""
+    return text_value(value, Where(None, None, limit, "error", []), field, limit, what)
 
 
 def date_text(value: Any, ctx: Where, where: str) -> str:

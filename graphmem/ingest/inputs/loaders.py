@@ -137,7 +137,7 @@ def _parse_date(text: str, formats: tuple[str, ...], ctx: Where, where: str) -> 
 def _conversation(conv_key: str, sessions: list[SessionRecord], fmt: Format, ctx: Where,
                   session_field: str, turn_field: str) -> ConversationRecord:
     conversation = ConversationRecord(key=conv_key, sessions=tuple(sessions),
-                                      source_format=fmt, source_file=ctx.file)
+                                      source_format=fmt, source_file=ctx.file or "")
     check_conversation(conversation, ctx, session_field, turn_field)
     return conversation
 

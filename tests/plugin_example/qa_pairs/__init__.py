@@ -35,7 +35,7 @@ class QuestionLayer(Layer[list[dict[str, Any]]]):
                 if mark not in turn.text:
                     continue
                 answer = reply if reply and reply.speaker != turn.speaker else None
-                rows.append({"id": f"{turn_ids[turn.source_id]}/question",
+                rows.append({"id": f"{turn_ids[turn.source_id]}/question", "text": turn.text,
                              "session_id": session_id, "turn_id": turn_ids[turn.source_id],
                              "answer_id": turn_ids[answer.source_id] if answer else None})
         return rows
