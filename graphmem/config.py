@@ -6,8 +6,9 @@ local Neo4j manager and the tests all build their configuration from :class:`Set
 
 from __future__ import annotations
 
+import hashlib
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 from urllib.parse import urlparse
 
 from pydantic import Field, SecretStr, field_validator
@@ -19,11 +20,18 @@ SEGMENT_PARTS: tuple[SegmentPart, ...] = ("keywords", "round", "perspectives", "
                                           "semantic")
 
 
+def secret_digest(token: str | bytes) -> str:
+    """What is ever shown of a secret (a bearer token): a short digest of it."""
+    raw = token.encode("utf-8", "replace") if isinstance(token, str) else token
+    return hashlib.sha256(raw).hexdigest()[:12]
+
+
 class Settings(BaseSettings):
     """graphmem configuration. Every field maps to ``GRAPHMEM_<FIELD>`` (case-insensitive)."""
 
     model_config = SettingsConfigDict(
-        env_prefix="GRAPHMEM_", env_file=".env", extra="ignore", validate_default=True
+        env_prefix="GRAPHMEM_", env_file=".env", extra="ignore", validate_default=True,
+        hide_input_in_errors=True,  # an error never echoes a password or a token
     )
 
     # --- Neo4j connection (any Neo4j 5.26+ with GDS; the local server by default) ---
@@ -139,6 +147,9 @@ class Settings(BaseSettings):
         'spaces it may use, as JSON: {"a-long-random-secret": ["alice", "bob"]}')
     rest_max_request_mb: float = Field(default=8.0, gt=0,
                                        description="REST: MiB of one request body")
+    metrics_token: str | None = Field(
+        default=None, repr=False, min_length=16, description="REST: the bearer token GET "
+        "/metrics asks for (unset: /metrics is open, as Prometheus scrapes by default)")
 
     # --- retrieval defaults ---
     default_strategy: str = "graphmem"
@@ -170,6 +181,23 @@ class Settings(BaseSettings):
             raise ValueError(f"segment parts {unknown or value!r}: choose from "
                              f"{', '.join(SEGMENT_PARTS)}")
         return ",".join(n for n in SEGMENT_PARTS if n in names)
+
+    @field_validator("rest_tokens", mode="before")
+    @classmethod
+    def _check_tokens(cls, value: Any) -> Any:
+        """Each token names its spaces; an error names a token by its position and digest,
+        never by itself (a token's text is a secret wherever it is printed)."""
+        if not isinstance(value, dict):
+            raise ValueError('expected a JSON object, {"a-long-random-secret": ["alice"]}')
+        for number, (token, spaces) in enumerate(value.items(), 1):
+            named = f"token #{number} (digest {secret_digest(str(token))})"
+            if not isinstance(token, str) or len(token) < 16 or any(
+                    ch.isspace() or ord(ch) < 32 for ch in token):
+                raise ValueError(f"{named}: a bearer token is 16 or more characters, none of "
+                                 "them a space or a control character")
+            if not isinstance(spaces, list) or not all(isinstance(s, str) for s in spaces):
+                raise ValueError(f"{named}: give its spaces as a list of names")
+        return value
 
     @field_validator("neo4j_uri")
     @classmethod

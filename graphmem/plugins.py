@@ -42,7 +42,9 @@ def load_plugins() -> None:
                 if callable(found) and not isinstance(found, ModuleType):
                     found()
                 _loaded[point.name] = point.value
-            except Exception as exc:  # one broken plug-in must not take graphmem down
+            # one broken plug-in must not take graphmem down, even one that calls sys.exit
+            # at import (only an interrupt from the user goes through)
+            except (Exception, SystemExit) as exc:
                 _failed[point.name] = f"{type(exc).__name__}: {exc}"
                 log.warning("graphmem plug-in %r (%s) was not loaded: %s", point.name,
                             point.value, exc)

@@ -26,6 +26,12 @@ def check_space(space: str) -> str:
     if len(space) > MAX_SPACE_CHARS or any(ord(ch) < 32 for ch in space):
         raise InputError(f"a space id must be 1-{MAX_SPACE_CHARS} printable characters",
                          field="space")
+    if not space.isascii():
+        try:
+            space.encode("utf-8")
+        except UnicodeEncodeError:
+            raise InputError("a space id must be valid Unicode (it holds an unpaired "
+                             "surrogate)", field="space") from None
     return space
 
 

@@ -3,11 +3,11 @@ names another one is refused with the same message whatever the transport."""
 
 from __future__ import annotations
 
-import hashlib
 import hmac
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
+from graphmem.config import secret_digest
 from graphmem.errors import ConfigurationError, GraphmemError
 from graphmem.ingest.ids import check_space
 
@@ -23,10 +23,11 @@ class Spaces:
     allowed: frozenset[str]
 
     @classmethod
-    def of(cls, names: Iterable[str]) -> Spaces:
+    def of(cls, names: Iterable[str], owner: str = "--space") -> Spaces:
+        """The spaces ``names``; ``owner`` says where they were given, for the error."""
         spaces = frozenset(check_space(n.strip()) for n in names if n.strip())
         if not spaces:
-            raise GraphmemError("name at least one space the server may use (--space)")
+            raise GraphmemError(f"{owner}: name at least one space the server may use")
         return cls(spaces)
 
     def resolve(self, space: str | None) -> str:
@@ -47,17 +48,19 @@ def token_spaces(tokens: Mapping[str, list[str]]) -> dict[str, Spaces]:
     if not tokens:
         raise ConfigurationError('no bearer tokens: set GRAPHMEM_REST_TOKENS, e.g. '
                                  '\'{"a-long-random-secret": ["alice"]}\'')
-    short = [t for t in tokens if len(t) < 16]
-    if short:
-        raise ConfigurationError("a bearer token of GRAPHMEM_REST_TOKENS is shorter than 16 "
-                                 "characters")
-    return {token: Spaces.of(names) for token, names in tokens.items()}
+    for number, token in enumerate(tokens, 1):
+        if len(token) < 16 or any(ch.isspace() or ord(ch) < 32 for ch in token):
+            raise ConfigurationError(
+                f"bearer token #{number} of GRAPHMEM_REST_TOKENS (digest {caller_id(token)}) "
+                "must be 16 or more characters, none of them a space or a control character")
+    return {token: Spaces.of(names, f"bearer token #{number} of GRAPHMEM_REST_TOKENS "
+                                    f"(digest {caller_id(token)})")
+            for number, (token, names) in enumerate(tokens.items(), 1)}
 
 
 def caller_id(token: str | bytes) -> str:
     """What the spaces' history records of a bearer token: a short digest, never the token."""
-    raw = token.encode() if isinstance(token, str) else token
-    return hashlib.sha256(raw).hexdigest()[:12]
+    return secret_digest(token)
 
 
 def spaces_of(tokens: Mapping[str, Spaces], given: bytes | str) -> Spaces | None:

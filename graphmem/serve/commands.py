@@ -43,7 +43,8 @@ def free_port_or_say(host: str, port: int) -> None:
 def mcp(spaces: tuple[str, ...], transport: str, host: str, port: int,
         allow_hosts: tuple[str, ...]) -> None:
     """Serve memory to agents over MCP: tools add_messages, search_memory, answer_question,
-    list_spaces and delete_space (HTTP endpoint: http://HOST:PORT/mcp). Over HTTP every
+    list_spaces, list_conversations, list_messages, get_unit, forget_memory, correct_message
+    and delete_space (HTTP endpoint: http://HOST:PORT/mcp). Over HTTP every
     request needs a bearer token of GRAPHMEM_REST_TOKENS (the REST server's) when tokens are
     set, and may use the spaces of its token; without tokens, only the loopback is served."""
     from graphmem.client import Memory

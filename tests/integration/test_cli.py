@@ -159,16 +159,30 @@ def test_show_and_forget(space: str, neo4j_server: object) -> None:
         ["forget: layers derived again", "cli"], ["forget", "cli"], ["ingest", "cli"]]
     code, out = run("show", "--space", f"{space}-none")
     assert code != 0 and "no space" in out
+    code, out = run("show", "--space", space, "--conversation", "nope")
+    assert code == 1 and "holds no conversation 'nope'" in out
+    code, out = run("forget", "--space", space, "--conversation", "maya-jonas", "--yes")
+    assert code == 2 and "--whole-conversation" in out  # naming no selection forgets nothing
+    code, out = run("forget", "--space", space, "--conversation", "maya-jonas", "--yes",
+                    "--whole-conversation")
+    assert code == 0 and "(the whole conversation)" in out
+
+
+SECRET = "never-print-this-token-0123"
 
 
 def test_bad_settings_are_one_line_naming_the_variable(neo4j_server: object) -> None:
     for env, says in (({"GRAPHMEM_NEO4J_URI": "http://127.0.0.1:7474"},
                        "settings: GRAPHMEM_NEO4J_URI: Value error"),
                       ({"GRAPHMEM_REST_TOKENS": "{bad"},
-                       "settings: GRAPHMEM_REST_TOKENS cannot be read")):
+                       "settings: GRAPHMEM_REST_TOKENS cannot be read"),
+                      ({"GRAPHMEM_REST_TOKENS": '{"' + SECRET + '": "alice"}'},
+                       "token #1 (digest "),
+                      ({"GRAPHMEM_REST_TOKENS": '{"' + " " * 16 + '": ["alice"]}'},
+                       "16 or more characters")):
         result = CliRunner().invoke(main, ["spaces"], env=env)
         assert result.exit_code == 1 and says in result.output, result.output
-        assert "Traceback" not in result.output
+        assert "Traceback" not in result.output and SECRET not in result.output
 
 
 def test_a_busy_port_and_an_unwritable_backup_are_one_line(space: str, tmp_path: Path,

@@ -16,9 +16,11 @@ from typing import Any
 
 import httpx2
 import pytest
+from click.testing import CliRunner
 from mcp import Client, StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 
+from graphmem.cli import main
 from graphmem.client import Memory
 from graphmem.serve.access import Spaces
 from graphmem.serve.mcp_tools import build_server
@@ -65,6 +67,8 @@ def test_every_tool_in_process(memory: Memory, space: str) -> None:
                                                                    "newest_first": True})
         out["unit"] = await client.call_tool("get_unit", {
             "id": out["messages"].structured_content["messages"][0]["turn_id"]})
+        out["nothing"] = await client.call_tool("forget_memory", {"conversation": "chat",
+                                                                  "messages": []})
         out["forget"] = await client.call_tool("forget_memory", {"conversation": "chat",
                                                                  "messages": ["a2"]})
         first = out["messages"].structured_content["messages"][1]["turn_id"]  # a1
@@ -99,6 +103,8 @@ def test_every_tool_in_process(memory: Memory, space: str) -> None:
     assert [m["id"] for m in out["messages"].structured_content["messages"]] == ["a2", "a1"]
     unit = out["unit"].structured_content["result"]  # an optional result comes wrapped
     assert unit["kind"] == "Turn" and unit["source_turns"][0]["source_id"] == "a2"
+    nothing = out["nothing"].structured_content  # an empty selection forgets nothing
+    assert nothing["messages"] == 0 and "nothing was forgotten" in nothing["note"]
     assert out["forget"].structured_content["messages"] == 1
     assert out["correct"].structured_content["revisions"] == 1
     assert [(m["id"], m["text"]) for m in out["after"].structured_content["messages"]] == [
@@ -236,3 +242,8 @@ def test_http_on_a_public_address_needs_tokens(space: str) -> None:
     assert done.returncode != 0
     assert "set GRAPHMEM_REST_TOKENS" in done.stdout + done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_the_help_names_every_tool() -> None:
+    shown = " ".join(CliRunner().invoke(main, ["mcp", "--help"]).output.split())
+    assert sorted(t for t in TOOLS if t not in shown) == []

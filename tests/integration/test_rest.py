@@ -16,12 +16,14 @@ import httpx
 import pytest
 
 from graphmem.client import Memory
+from graphmem.errors import InputError
 from graphmem.serve.access import caller_id
 
 from helpers import SAMPLE, free_port
 
 ALICE = "alice-token-0123456789"
 BOB = "bob-token-0123456789ab"
+SCRAPER = "prometheus-token-0123456789"
 
 
 @pytest.fixture()
@@ -29,7 +31,7 @@ def server(space: str, memory: Memory) -> Iterator[tuple[str, str, str]]:
     other = f"{space}-bob"
     port = free_port()
     env = {**os.environ, "GRAPHMEM_REST_TOKENS": json.dumps({ALICE: [space], BOB: [other]}),
-           "GRAPHMEM_REST_MAX_REQUEST_MB": "0.01"}
+           "GRAPHMEM_REST_MAX_REQUEST_MB": "0.01", "GRAPHMEM_METRICS_TOKEN": SCRAPER}
     process = subprocess.Popen([sys.executable, "-m", "graphmem", "serve", "--port",
                                 str(port)], env=env, stdout=subprocess.DEVNULL,
                                stderr=subprocess.PIPE)
@@ -67,7 +69,13 @@ def test_rest_round_trip_and_tenants(server: tuple[str, str, str], memory: Memor
                                                            "budget": 300})
     assert found.status_code == 200 and "Pepper" in found.json()["context"]
     assert {"candidates", "ranking", "packing"} <= set(found.json()["timings_ms"])
-    metrics = httpx.get(f"{url}/metrics").text  # no token: no space or token in its labels
+    assert httpx.get(f"{url}/metrics").status_code == 401  # GRAPHMEM_METRICS_TOKEN is set
+    assert httpx.get(f"{url}/metrics", headers={"Authorization": f"Bearer {ALICE}"}
+                     ).status_code == 401  # a tenant's token is not the scraper's
+    for number in range(12):  # methods a client invents count as one value, "other"
+        httpx.request(f"BREW{number}", f"{url}/v1/health")
+    metrics = httpx.get(f"{url}/metrics", headers={"Authorization": f"Bearer {SCRAPER}"}).text
+    assert 'method="other"' in metrics and "BREW" not in metrics
     assert 'graphmem_searches_total{strategy="graphmem"} 1.0' in metrics
     assert "graphmem_messages_added_total 1.0" in metrics
     assert ('graphmem_requests_total{method="POST",route="/v1/spaces/{space}/search",'
@@ -75,6 +83,13 @@ def test_rest_round_trip_and_tenants(server: tuple[str, str, str], memory: Memor
     assert "graphmem_derivation_backlog" in metrics and space not in metrics
     assert alice.get("/v1/spaces").json() == [{"space": space, "conversations": 2,
                                                "turns": 18}]
+    # since in UTC, whatever zone it is written in (k1's session began 2024-04-02 19:00 UTC)
+    for since, count in (("2024-04-02T18:00:00", 1), ("2024-04-02T18:00:00Z", 1),
+                         ("2024-04-02T21:00:00+02:00", 1), ("2024-04-02T20:00:00Z", 0),
+                         ("2024-04-03T04:00:00+14:00", 1), ("2000-01-01T00:00:00Z", 1)):
+        page = alice.get(f"/v1/spaces/{space}/conversations/chat/messages",
+                         params={"since": since})
+        assert len(page.json()["messages"]) == count, (since, page.text)
 
     # Bob's token reaches Bob's space only: Alice's is refused, on every route
     for method, path, body in [
@@ -147,14 +162,21 @@ def test_rest_lists_inspects_and_forgets(server: tuple[str, str, str], memory: M
     assert bob.get(f"/v1/spaces/{space}/conversations").status_code == 403
     assert bob.post(f"/v1/spaces/{space}/conversations/maya-jonas/forget",
                     json={}).status_code == 403
+    for empty in ({"messages": []}, {"sessions": [], "messages": []}):  # forgets nothing
+        kept = alice.post(f"/v1/spaces/{space}/conversations/maya-jonas/forget", json=empty)
+        assert kept.status_code == 200 and kept.json()["messages"] == 0, kept.text
+        assert "nothing was forgotten" in kept.json()["note"]
+    unasked = alice.post(f"/v1/spaces/{space}/conversations/maya-jonas/forget", json={})
+    assert unasked.status_code == 400 and "whole_conversation" in unasked.text
+    assert alice.get(f"/v1/spaces/{space}/conversations").json()[0]["messages"] == 17
     gone = alice.post(f"/v1/spaces/{space}/conversations/maya-jonas/forget",
                       json={"messages": ["s1:1"]})
     assert gone.status_code == 200, gone.text
     assert gone.json() == {"conversation": "maya-jonas", "messages": 1, "sessions": 0,
-                           "whole_conversation": False, "layers": ["edus"]}
+                           "whole_conversation": False, "layers": ["edus"], "note": ""}
     bad = alice.post(f"/v1/spaces/{space}/conversations/maya-jonas/forget",
                      json={"messages": ["s1:1"]})
-    assert bad.status_code == 400 and "has no turn 's1:1'" in bad.json()["error"]["message"]
+    assert bad.status_code == 400 and "has no message 's1:1'" in bad.json()["error"]["message"]
     assert "pottery" not in alice.post(f"/v1/spaces/{space}/search", json={
         "question": "Which class did Maya sign up for?", "budget": 40}).json()["context"]
     fixed = alice.post(f"/v1/spaces/{space}/corrections", json={
@@ -181,7 +203,34 @@ def test_rest_lists_inspects_and_forgets(server: tuple[str, str, str], memory: M
     assert slashed.status_code == 200 and slashed.json()["conversation"] == "team/alpha"
     listed = alice.get(f"/v1/spaces/{space}/messages", params={"conversation": "team/alpha"})
     assert [m["text"] for m in listed.json()["messages"]] == ["Standup at 9."]
-    assert alice.post(f"/v1/spaces/{space}/forget", json={"conversation": "team/alpha"}).json()[
+    assert alice.post(f"/v1/spaces/{space}/forget", json={
+        "conversation": "team/alpha", "whole_conversation": True}).json()[
         "whole_conversation"] is True
     unnamed = alice.post(f"/v1/spaces/{space}/forget", json={})
     assert unnamed.status_code == 400 and unnamed.json()["error"]["field"] == "conversation"
+    # values no route can use are a 400 (422: not the request's schema) naming the field,
+    # never a 500, and change nothing
+    before = alice.get(f"/v1/spaces/{space}/conversations").json()
+    turn = alice.get(f"/v1/spaces/{space}/conversations/maya-jonas/messages").json()[
+        "messages"][0]["turn_id"]
+    for method, path, body, params, field in [
+            ("GET", "conversations/maya-jonas/messages", None, {"cursor": 2**70}, "cursor"),
+            ("POST", "corrections", {"turn_id": turn, "text": "sure \udc80"}, None, "text"),
+            ("POST", "corrections", {"turn_id": turn + "\udc80", "text": "ok"}, None,
+             "turn_id"),
+            ("POST", "forget", {"conversation": "maya\udc80", "messages": ["s1:2"]}, None,
+             "conversation"),
+            ("POST", "conversations/maya-jonas/forget", {"messages": ["s1:2\udc80"]}, None,
+             "messages[0]"),
+            ("POST", "search", {"question": "Who?", "budget": True}, None, "budget"),
+            ("POST", "corrections", {"turn_id": turn, "text": "ok", "keep_old": "no"}, None,
+             "keep_old")]:
+        answer = alice.request(  # JSON's escapes carry a lone surrogate as a client sends it
+            method, f"/v1/spaces/{space}/{path}", params=params,
+            content=None if body is None else json.dumps(body),
+            headers={"Content-Type": "application/json"})
+        assert answer.status_code in (400, 422), (path, answer.text)
+        assert field in answer.json()["error"]["field"], (path, answer.text)
+    assert alice.get(f"/v1/spaces/{space}/conversations").json() == before
+    with pytest.raises(InputError, match="unpaired surrogate"):
+        memory.unit(space, "a\udc80")
