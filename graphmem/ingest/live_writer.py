@@ -217,7 +217,22 @@ class LiveWriter:
     def _derive(self, space: str, row: dict[str, Any]) -> list[str]:
         """One conversation's pending layers, from the stored turns as of ``row`` (its
         pending work and live version); each write checks, once it holds the space's lock,
-        that no message was added since, so a derivation never overwrites a newer one."""
+        that no message was added, forgotten or corrected since (each raises the version), so
+        a derivation never overwrites a newer state. A failure while the conversation changed
+        under it (a forget in another process) is :class:`Superseded` too: it starts again."""
+        try:
+            return self._derive_once(space, row)
+        except Superseded:
+            raise
+        except Exception as exc:
+            now = self.store.read("ingest/pending_conversations", space=space,
+                                  conversation_id=conversation_id(space, row["conversation"]))
+            if now and now[0]["version"] == row["version"]:
+                raise
+            raise Superseded(f"conversation {row['conversation']!r} changed while its layers "
+                             f"were being derived ({type(exc).__name__})") from exc
+
+    def _derive_once(self, space: str, row: dict[str, Any]) -> list[str]:
         key = row["conversation"]
         names = [n for n in run_order(row["pending"], present=["turns"]) if n != "turns"]
         [record] = stored_conversations(self.store, space, conversation_id(space, key))

@@ -41,11 +41,27 @@ MAX_VECTOR_CANDIDATES = 20_000
 EXACT_TURNS = 2_000  # spaces this small are scanned exactly (see SpaceState.vector)
 
 
+# the characters of a question that are analysed (parsed, embedded, matched): more than any
+# question asks in, and more than the embedding model reads; a longer text is cut at the last
+# space before the limit, so a 50,000-character question costs what a short one does
+ANALYSED_CHARS = 1_000
+
+
+def analysed(text: str) -> str:
+    """The part of ``text`` a search analyses (see ``ANALYSED_CHARS``)."""
+    if len(text) <= ANALYSED_CHARS:
+        return text
+    head = text[:ANALYSED_CHARS]
+    cut = head.rfind(" ")
+    return head[:cut] if cut > ANALYSED_CHARS // 2 else head
+
+
 class Query:
-    """A question and what is derived from it, each computed at most once."""
+    """A question and what is derived from it, each computed at most once. ``text`` is what
+    is analysed of it: the whole question, or its beginning when it is very long."""
 
     def __init__(self, text: str, embedder: Embedder) -> None:
-        self.text = text
+        self.text = analysed(text)
         self._embedder = embedder
 
     @cached_property

@@ -279,3 +279,44 @@ def test_a_question_that_is_not_text_is_refused(memory: Memory, space: str) -> N
     memory.add_messages(space, "c", [{"speaker": "Ann", "text": "Hello."}], layers="")
     with pytest.raises(InputError, match="unpaired surrogate at position 6"):
         memory.search("hello \udc80 world", space=space)
+
+
+@pytest.mark.parametrize("whole", [False, True])
+def test_a_forget_elsewhere_restarts_a_derivation_under_way(
+        settings: Any, memory: Memory, space: str, monkeypatch: pytest.MonkeyPatch,
+        whole: bool) -> None:
+    """Another process's background derivation of the same conversation, caught between
+    reading the conversation and writing what it derived from it, notices the forget and
+    starts again from what is stored: nothing forgotten is written back, nothing fails."""
+    from graphmem.ingest import live_writer
+
+    secret = f"wombat{uuid.uuid4().hex[:6]}"
+    other = Memory(settings.model_copy(update={"live_derive": "manual"}), store=memory.store,
+                   embedder=memory.embedder)  # the other process: it derives later
+    other.add_messages(space, "c", [
+        {"speaker": "Ines", "text": "I planted basil and tomatoes this spring.", "id": "m1"},
+        {"speaker": "Ines", "text": f"The shed padlock code is {secret}.", "id": "m2"},
+        {"speaker": "Ana", "text": "Lovely, how is the basil doing?", "id": "m3"}],
+        layers="edus,events")
+    read = live_writer.stored_conversations
+    raced: list[bool] = []
+
+    def forgotten_meanwhile(*args: Any) -> Any:
+        found = read(*args)
+        if not raced:  # this process forgets once the other has read the conversation
+            raced.append(True)
+            memory.forget(space, "c", **({"whole_conversation": True} if whole
+                                         else {"turns": ["m2"]}))
+        return found
+
+    monkeypatch.setattr(live_writer, "stored_conversations", forgotten_meanwhile)
+    assert other.refresh(space) == ({} if whole else {"c": ["edus", "events"]})
+    assert raced and trace(memory, space, secret) == []
+    other.live.close()
+    if whole:
+        assert memory.conversations(space) == []
+    else:
+        assert memory.conversations(space)[0].pending_layers == []
+        state = memory.store.read("admin/space_state", space=space,
+                                  layers=["edus", "events"])[0]
+        assert all(row["missing"] == 0 for row in state["layers"])

@@ -172,3 +172,10 @@ def test_a_database_failure_midway_says_what_is_stored_and_a_rerun_completes(
     monkeypatch.setattr(memory.store, "write_tx", real)
     memory.ingest(path, space=space, layers="")
     assert stored(memory, space)["conversations"] == 2
+
+
+def test_a_long_question_without_spaces_is_answered(memory: Memory, space: str) -> None:
+    """50,000 emoji (within the length limit): the search analyses its beginning only."""
+    memory.add_messages(space, "c", [{"speaker": "Ann", "text": "I adopted a cat."}], layers="")
+    result = memory.search(WIDE * 50_000, space=space, budget=100)
+    assert result.question == WIDE * 50_000 and len(result.hits) == 1

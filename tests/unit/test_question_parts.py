@@ -131,3 +131,14 @@ def test_the_question_its_parts_and_its_kind_are_embedded_in_one_batch() -> None
     assert calls == [[query.text, *extras]]  # one call for all four
     assert query.embedding == [1.0, 0.0] and vectors[2] == [1.0, 0.0]
     assert query.embed_with(extras) == vectors and len(calls) == 1  # kept for the question
+
+
+def test_a_very_long_question_is_analysed_by_its_beginning() -> None:
+    from graphmem.retrieve.base import ANALYSED_CHARS, analysed
+
+    assert analysed("Where did Ana go?") == "Where did Ana go?"
+    words = "where did Ana travel " * 5_000
+    cut = analysed(words)
+    assert words.startswith(cut) and ANALYSED_CHARS // 2 < len(cut) <= ANALYSED_CHARS
+    assert not cut.endswith(" ") and words[len(cut)] == " "  # cut between words
+    assert analysed("\U0001f600" * 50_000) == "\U0001f600" * ANALYSED_CHARS  # no space at all
