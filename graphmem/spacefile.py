@@ -4,9 +4,10 @@ every property (embeddings exactly, as base64 float64), in a gzip'd JSON-lines f
 The file's first line is a header (format version, space, embedding dimensions, counts); then
 one line per node (``k``: its number in the file, labels, properties) and one per relationship
 (type, the numbers of its two ends, properties). A restore checks the whole file before it
-writes, refuses labels and relationship types graphmem does not write, and stores everything
-in one write transaction: a bad file or a failure changes nothing. A space that exists is
-replaced only when asked, in the same transaction.
+writes, refuses labels and relationship types that neither graphmem nor an installed plug-in
+layer writes (``Layer.owns``, ``Layer.joins``) and values Neo4j cannot store, and stores
+everything in one write transaction: a bad file or a failure changes nothing. A space that
+exists is replaced only when asked, in the same transaction.
 """
 
 from __future__ import annotations
@@ -35,7 +36,8 @@ BATCH = 1000
 
 # The closed sets a restore may create: each label with the properties its nodes must have
 # (besides id and space; "embedding" is a vector of the configured size), each relationship
-# type with the labels it may join. A file that breaks them would break searches later.
+# type with the labels it may join; plug-in layers add theirs (Layer.owns, Layer.joins, see
+# restorable()). A file that breaks them would break searches later.
 EMBEDDED = ("embedding",)
 LABELS: dict[str, tuple[str, ...]] = {
     "Space": (),
@@ -86,6 +88,43 @@ TYPES: dict[str, frozenset[tuple[str, str]]] = {name: frozenset(ends) for name, 
     "MERGED_INTO": [("Episode", "Episode")],
     "CHANGED": [("Space", "Change")],
 }.items()}
+
+
+def restorable() -> tuple[dict[str, tuple[str, ...]], dict[str, frozenset[tuple[str, str]]]]:
+    """The labels and relationship types a restore may create: graphmem's own, and those the
+    registered plug-in layers declare (never redefining one of graphmem's)."""
+    from graphmem.ingest.layers import LAYERS  # the registry loads plug-ins: only when used
+
+    labels, types = dict(LABELS), {name: set(ends) for name, ends in TYPES.items()}
+    for layer in LAYERS.values():
+        for label, needs in layer.owns.items():
+            labels.setdefault(label, tuple(needs))
+            if label not in LABELS:
+                types["FROM_TURN"].add((label, "Turn"))
+        for name, ends in layer.joins.items():
+            if name not in TYPES:
+                types.setdefault(name, set()).update((a, b) for a, b in ends)
+    return labels, {name: frozenset(ends) for name, ends in types.items()}
+
+
+# what a property may hold, as Neo4j stores it: one plain value, or a list of plain values of
+# one type (no list in a list, no mixed list)
+_PLAIN = (str, bool, int, float, DateTime, Date)
+
+
+def check_value(value: Any) -> str | None:
+    """What is wrong with a decoded property value, or None when Neo4j can store it."""
+    if value is None or isinstance(value, _PLAIN):
+        return None
+    if not isinstance(value, list):
+        return f"a {type(value).__name__}, which no property holds"
+    if any(isinstance(x, list) for x in value):
+        return "a list holding a list"
+    if any(x is None or not isinstance(x, _PLAIN) for x in value):
+        return "a list holding a value that is not plain"
+    kinds = {bool if isinstance(x, bool) else float if isinstance(x, float) else type(x)
+             for x in value}
+    return f"a list mixing {len(kinds)} types of value" if len(kinds) > 1 else None
 
 
 @dataclass
@@ -226,32 +265,33 @@ def read_space_file(path: Path, dimensions: int) -> SpaceFile:
     nodes: list[dict[str, Any]] = []
     relationships: list[dict[str, Any]] = []
     ids: set[str] = set()
+    labels, types = restorable()
     for number, row in lines:
         where = {"file": str(path), "record": f"line {number}"}
         try:
             if "labels" in row:
                 if row.get("k") != len(nodes):
                     raise InputError("nodes out of order", **where)
-                props = {key: decode(v) for key, v in row["props"].items()}
-                check_node(row["labels"], props, header["space"], dimensions, where)
+                props = properties(row["props"], where)
+                check_node(row["labels"], props, header["space"], dimensions, where, labels)
                 if props["id"] in ids:
                     raise InputError(f"node id {props['id']!r} appears twice", **where)
                 ids.add(props["id"])
                 nodes.append({"labels": row["labels"], "props": props})
             elif "type" in row:
-                if row["type"] not in TYPES:
+                if row["type"] not in types:
                     raise InputError(f"relationship type {row['type']!r} is not graphmem's",
                                      **where)
                 if not all(isinstance(row[end], int) and 0 <= row[end] < len(nodes)
                            for end in ("from", "to")):
                     raise InputError("a relationship to a node not listed before it", **where)
                 ends = (nodes[row["from"]]["labels"][0], nodes[row["to"]]["labels"][0])
-                if ends not in TYPES[row["type"]]:
+                if ends not in types[row["type"]]:
                     raise InputError(f"a {row['type']} relationship from a {ends[0]} to a "
                                      f"{ends[1]}, which graphmem never writes", **where)
                 relationships.append({"type": row["type"], "from": row["from"],
                                       "to": row["to"],
-                                      "props": {k: decode(v) for k, v in row["props"].items()}})
+                                      "props": properties(row["props"], where)})
             else:
                 raise InputError("neither a node nor a relationship", **where)
         except (KeyError, TypeError, ValueError, AttributeError) as exc:
@@ -265,13 +305,26 @@ def read_space_file(path: Path, dimensions: int) -> SpaceFile:
     return SpaceFile(header, nodes, relationships)
 
 
+def properties(given: Any, where: dict[str, str]) -> dict[str, Any]:
+    """A line's properties decoded, each one a value Neo4j can store."""
+    props = {key: decode(v) for key, v in given.items()}
+    for name, value in props.items():
+        wrong = check_value(value)
+        if wrong:
+            raise InputError(f"property {name!r} holds {wrong}", **where)
+    return props
+
+
 def check_node(labels: Any, props: dict[str, Any], space: str, dimensions: int,
-                where: dict[str, str]) -> None:
-    """One node of a file for ``space``: one label of graphmem's, the properties that label
-    needs, and an id of that space (a file must not plant nodes where another space's ingest
-    would merge onto them)."""
-    if not isinstance(labels, list) or len(labels) != 1 or labels[0] not in LABELS:
-        raise InputError(f"labels {labels!r} are not one of graphmem's", **where)
+               where: dict[str, str],
+               known: dict[str, tuple[str, ...]] | None = None) -> None:
+    """One node of a file for ``space``: one label of graphmem's (or of an installed plug-in
+    layer, ``known``), the properties that label needs, and an id of that space (a file must
+    not plant nodes where another space's ingest would merge onto them)."""
+    known = LABELS if known is None else known
+    if not isinstance(labels, list) or len(labels) != 1 or labels[0] not in known:
+        raise InputError(f"labels {labels!r} are not one of graphmem's nor of an installed "
+                         "plug-in layer's", **where)
     label, ident = labels[0], props.get("id")
     if not isinstance(ident, str):
         raise InputError(f"a {label} node without an id", **where)
@@ -282,7 +335,7 @@ def check_node(labels: Any, props: dict[str, Any], space: str, dimensions: int,
     if props.get("space") != space or not ident.startswith(space_prefix(space)):
         raise InputError(f"a {label} node {ident!r} of space {props.get('space')!r}: every "
                          f"node must belong to the file's space {space!r}", **where)
-    for name in LABELS[label]:
+    for name in known[label]:
         value = props.get(name)
         if value is None:
             raise InputError(f"a {label} node {ident!r} without its {name!r}", **where)

@@ -13,7 +13,7 @@ layer built on events never segments again. When a needed layer is not part of t
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Generic, Literal, TypeVar
 
@@ -99,6 +99,12 @@ class Layer(ABC, Generic[P]):
     prunes: ClassVar[tuple[str, ...]] = ()
     # what changes what it writes: GRAPHMEM_<NAME>_<OPTION> variables (see read_options)
     options_model: ClassVar[type[LayerOptions]] = LayerOptions
+    # a layer from outside graphmem declares the node labels it writes, each with the
+    # properties its nodes always have (besides id and space), and the relationships it writes
+    # besides FROM_TURN (which every derived node has to its turns), each with the labels it
+    # joins: a backup of a space restores them (graphmem/spacefile.py lists graphmem's own)
+    owns: ClassVar[Mapping[str, tuple[str, ...]]] = {}
+    joins: ClassVar[Mapping[str, tuple[tuple[str, str], ...]]] = {}
     # "session": its output for a session depends on that session alone (and what is stored),
     # so live messages rewrite only the open session; "conversation": it reads the whole
     # conversation and catches up on live messages when a session closes

@@ -10,6 +10,7 @@ import json
 import re
 from collections.abc import Callable
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import numpy as np
@@ -150,6 +151,14 @@ def test_a_crafted_or_broken_backup_is_refused_before_anything_is_written(
          "a HAS_TURN relationship from a Turn to a Session"),
         ("twice", lambda r: r[turn + 1]["props"].update(id=r[turn]["props"]["id"]),
          "appears twice"),
+        ("mixed list", lambda r: r[edu]["props"].update(source_ids=["s1:1", 2]),
+         "property 'source_ids' holds a list mixing 2 types of value"),
+        ("nested list", lambda r: r[edu]["props"].update(source_ids=[["s1:1"]]),
+         "property 'source_ids' holds a list holding a list"),
+        ("object", lambda r: r[turn]["props"].update(extra={"$nope": 1}),
+         "malformed line"),
+        ("relationship list", lambda r: r[has_turn]["props"].update(w=[1, "a"]),
+         "holds a list mixing"),
     ]
     try:
         for name, craft, says in cases:
@@ -183,3 +192,25 @@ def test_export_and_import_commands(space: str, neo4j_server: object, tmp_path: 
     result = runner.invoke(main, ["export", "--space", f"{space}-none", "--out", str(out)],
                            env=env)
     assert result.exit_code == 1 and "there is no space" in result.output
+
+
+def test_a_plugin_layers_nodes_are_backed_up_and_restored(
+        memory: Memory, space: str, tmp_path: Path, qa_pairs: ModuleType) -> None:
+    """The example plug-in's Question nodes and ANSWERED_BY links, declared by its layer
+    (owns, joins), come back from a backup; a label no layer declares is still refused."""
+    memory.ingest(SAMPLE, space=space, layers="questions")
+    before = snapshot(memory, space)
+    backup = memory.export_space(space, tmp_path / "q.jsonl.gz").path
+    rows = lines(backup)
+    assert any(row.get("labels") == ["Question"] for row in rows)
+    assert any(row.get("type") == "ANSWERED_BY" for row in rows)
+    memory.import_space(backup, replace=True)
+    assert snapshot(memory, space) == before
+    found = memory.search("How far are you running these days?", space=space,
+                          strategy="asked", budget=100)
+    assert "running" in found.context
+    planted = [dict(row, labels=["Planted"]) if row.get("labels") == ["Question"] else row
+               for row in rows]
+    with pytest.raises(InputError, match=r"labels \['Planted'\] are not one of graphmem's"):
+        memory.import_space(write_rows(tmp_path / "planted.jsonl.gz", planted), replace=True)
+    assert snapshot(memory, space) == before

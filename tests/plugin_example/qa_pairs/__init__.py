@@ -1,6 +1,6 @@
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from graphmem import cypher
 from graphmem.ingest.layer import Job, Layer, LayerOptions, LayerResult
@@ -23,6 +23,9 @@ class QuestionLayer(Layer[list[dict[str, Any]]]):
     needs = ("turns",)
     writes = ("questions/merge_questions",)
     prunes = ("questions/prune_questions",)
+    # what a backup of a space restores: the label with what its nodes hold, and the links
+    owns: ClassVar = {"Question": ("text", "session_id")}
+    joins: ClassVar = {"ANSWERED_BY": (("Question", "Turn"),)}
     options_model = QuestionOptions
 
     def prepare(self, job: Job) -> list[dict[str, Any]]:
