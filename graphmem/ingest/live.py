@@ -64,6 +64,7 @@ class LiveReport:
     seconds: float = 0.0
     layers: dict[str, float] = field(default_factory=dict)  # seconds computing, per layer
     write_seconds: float = 0.0  # in the write transaction
+    notes: list[str] = field(default_factory=list)  # what the caller may not expect
 
 
 @dataclass(frozen=True)
@@ -80,6 +81,7 @@ class LivePlan:
     pending: list[str]  # already waiting before this call
     read: dict[str, Any] = field(default_factory=dict)  # what the plan was made from: the
     seen: dict[str, Any] = field(default_factory=dict)  # statement's params and its row
+    notes: tuple[str, ...] = ()  # what the caller may not expect (a backdated message)
 
 
 class Superseded(Exception):
@@ -183,6 +185,7 @@ def plan(store: GraphStore, space: str, conversation: str, messages: list[Messag
                                 said_at=message.at,
                                 source_id=source, image_caption=message.image_caption))
     chosen = base.model_copy(update={"turns": tuple(turns)})
+    notes = _backdated(fresh, base, gap) if open_now and session is None else ()
     record = ConversationRecord(key=conversation, sessions=(chosen,), source_format="live",
                                 source_file="(messages)")
     last = max((m.at for m in fresh if m.at is not None), default=first_at)
@@ -190,7 +193,7 @@ def plan(store: GraphStore, space: str, conversation: str, messages: list[Messag
     return LivePlan(record, chosen, [t.source_id for t in turns[len(base.turns):]], known,
                     new_session=not open_now, closed_session=current is not None and not open_now,
                     last_message_at=max(last, previous) if previous else last,
-                    pending=list(row["pending"]), read=read, seen=row)
+                    pending=list(row["pending"]), read=read, seen=row, notes=notes)
 
 
 def _is_open(session: dict[str, Any], at: datetime, gap: timedelta) -> bool:
@@ -198,6 +201,21 @@ def _is_open(session: dict[str, Any], at: datetime, gap: timedelta) -> bool:
     closed (it came from a file)."""
     last = native_datetime(session["last_message_at"]) or native_datetime(session["started_at"])
     return last is not None and at - last <= gap
+
+
+def _backdated(fresh: list[Message], open_session: SessionRecord,
+               gap: timedelta) -> tuple[str, ...]:
+    """Messages dated more than the session gap before the open session began: they join it
+    (their own time is kept on the turn), and the caller is told, since a later session then
+    holds an earlier message (``session=`` places a message in a session of the caller's
+    choice)."""
+    began = open_session.started_at
+    if began is None:
+        return ()
+    return tuple(f"message {m.id or '#' + str(n)} is dated {m.at:%Y-%m-%d %H:%M}, before the "
+                 f"open session {open_session.key!r} began ({began:%Y-%m-%d %H:%M}): it joined "
+                 "that session, its own time kept; name a session to place it elsewhere"
+                 for n, m in enumerate(fresh) if m.at is not None and began - m.at > gap)
 
 
 def _free_id(wanted: str, taken: set[str]) -> str:

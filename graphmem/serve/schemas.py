@@ -83,11 +83,14 @@ class AddOut(BaseModel):
     added: list[str] = Field(description="ids of the stored messages")
     skipped: list[str] = Field(description="message ids stored before, left as they were")
     new_session: bool
+    notes: list[str] = Field(default_factory=list, description=(
+        "what may surprise: a message dated before the open session began joined it"))
 
     @classmethod
     def of(cls, report: LiveReport) -> AddOut:
         return cls(conversation=report.conversation, session=report.session,
-                   added=report.added, skipped=report.known, new_session=report.new_session)
+                   added=report.added, skipped=report.known, new_session=report.new_session,
+                   notes=report.notes)
 
 
 class AnswerOut(BaseModel):

@@ -163,6 +163,27 @@ def test_sessions_open_by_the_gap_or_by_name(memory: Memory, space: str) -> None
                                         "trips:1", "trips:2"]
 
 
+def test_a_backdated_message_joins_the_open_session_and_says_so(memory: Memory,
+                                                               space: str) -> None:
+    at = datetime(2025, 5, 1, 9, 0)
+    first = memory.add_messages(space, "c", [{"speaker": "Ann", "text": "Morning!",
+                                              "at": at.isoformat()}])
+    assert first.notes == []
+    late = memory.add_messages(space, "c", [
+        {"speaker": "Ann", "text": "A note from last year.", "id": "old",
+         "at": "2024-04-30T08:00:00+00:00"},
+        {"speaker": "Ann", "text": "And one from now.", "at": (at + timedelta(minutes=5))
+         .isoformat()}])
+    assert late.session == "session_1" and len(late.notes) == 1
+    assert late.notes[0].startswith("message old is dated 2024-04-30 08:00, before the open "
+                                    "session 'session_1' began (2025-05-01 09:00)")
+    stored = memory.messages(space, "c").messages
+    assert [(m.id, m.said_at) for m in stored][1] == ("old", datetime(2024, 4, 30, 8, 0))
+    named = memory.add_messages(space, "c", [{"speaker": "Ann", "text": "Filed it.",
+                                              "at": "2024-04-30T08:01:00"}], session="archive")
+    assert named.notes == []  # placed where the caller said
+
+
 @pytest.mark.parametrize(("messages", "field"), [
     ([{"speaker": "Ann", "text": "fine"}, {"speaker": "Ann", "text": "  "}],
      "messages[1].text"),
