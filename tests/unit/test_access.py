@@ -1,0 +1,31 @@
+"""Bearer tokens as the servers read them: a bad one is named by position and digest, never
+by its text."""
+
+from __future__ import annotations
+
+import pytest
+
+from graphmem.errors import GraphmemError
+from graphmem.serve.access import caller_id, token_spaces
+
+TOKEN = "a-long-random-secret-1"
+
+
+@pytest.mark.parametrize(("tokens", "says"), [
+    ({TOKEN: []}, "bearer token #1 of GRAPHMEM_REST_TOKENS (digest "),
+    ({TOKEN: ["alice"], " " * 16: ["bob"]}, "bearer token #2"),
+    ({TOKEN: ["alice"], "short": ["bob"]}, "16 or more characters"),
+])
+def test_a_bad_token_is_named_by_position_and_digest(tokens: dict[str, list[str]],
+                                                     says: str) -> None:
+    with pytest.raises(GraphmemError) as caught:
+        token_spaces(tokens)
+    message = str(caught.value)
+    assert says in message and "--space" not in message
+    assert all(token not in message for token in tokens if token.strip())
+
+
+def test_a_good_token_maps_to_its_spaces() -> None:
+    assert token_spaces({TOKEN: [" alice ", "bob"]})[TOKEN].allowed == {"alice", "bob"}
+    assert len(caller_id(TOKEN)) == 12 and caller_id(TOKEN) in str(
+        pytest.raises(GraphmemError, token_spaces, {TOKEN: []}).value)
