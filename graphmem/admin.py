@@ -15,8 +15,8 @@ from typing import Any
 
 from graphmem.config import Settings
 from graphmem.errors import InputError
+from graphmem.ids import check_space, conversation_id
 from graphmem.ingest.edits import CorrectReport, ForgetReport, correct, forget
-from graphmem.ingest.ids import check_space, conversation_id
 from graphmem.ingest.inputs.fields import given_text, id_field, node_id
 from graphmem.ingest.layer import LayerContext
 from graphmem.models import (

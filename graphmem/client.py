@@ -17,7 +17,7 @@ from typing import Any, Literal
 from graphmem.admin import SpaceAdmin
 from graphmem.config import Settings
 from graphmem.errors import ConfigurationError, InputError
-from graphmem.ingest.ids import check_space
+from graphmem.ids import check_space
 from graphmem.ingest.inputs.fields import Where, check_record, unique
 from graphmem.ingest.inputs.loaders import BadTurnPolicy, Format, parse_file
 from graphmem.ingest.layer import LayerContext
@@ -31,13 +31,13 @@ from graphmem.models import Answer, ConversationRecord, SearchResult
 from graphmem.prompts import answer as answer_prompt
 from graphmem.providers.embedder import Embedder, MemoEmbedder, SentenceTransformerEmbedder
 from graphmem.providers.llm import LLM, OpenAICompatibleLLM, TokenUsage
-from graphmem.providers.telemetry import stage, timed
 from graphmem.retrieve.base import Query, RetrievalContext, space_state
 from graphmem.retrieve.packing import pack
 from graphmem.retrieve.ppr import ProjectionCache
 from graphmem.retrieve.registry import get_strategy
 from graphmem.retrieve.space_cache import SpaceCaches
 from graphmem.store import GraphStore
+from graphmem.telemetry import stage, timed
 
 
 class Memory(SpaceAdmin):

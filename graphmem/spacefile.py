@@ -27,7 +27,7 @@ import numpy as np
 from neo4j.time import Date, DateTime
 
 from graphmem.errors import ConfigurationError, InputError
-from graphmem.ingest.ids import check_space, space_prefix
+from graphmem.ids import check_space, space_prefix
 from graphmem.store import GraphStore, Tx
 
 FORMAT = "graphmem-space"

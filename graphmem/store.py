@@ -90,7 +90,7 @@ class Tx:
         """The last statement of a transaction that changed ``space``: one entry of its
         history (``what``, when, through which surface and caller, the counts of what the
         transaction changed). ``what`` says what kind of change it was, never its content."""
-        from graphmem.ingest.ids import space_prefix  # ids: a leaf module of the write path
+        from graphmem.ids import space_prefix  # ids: a leaf module of the write path
 
         actor = current_actor()
         self.run("admin/record_change", space=space, prefix=f"{space_prefix(space)}change/",

@@ -5,7 +5,7 @@ stored conversation appends them.
     python ingest/chat_json.py chats.json --space alice
 """
 
-from graphmem.scripts import ingest_command
+from graphmem.cli.scripts import ingest_command
 
 main = ingest_command("json", __doc__)
 

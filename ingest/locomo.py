@@ -5,7 +5,7 @@ annotations are not read.
     python ingest/locomo.py locomo10.json --space locomo --uri bolt://host:7687 --password ...
 """
 
-from graphmem.scripts import ingest_command
+from graphmem.cli.scripts import ingest_command
 
 main = ingest_command("locomo", __doc__)
 

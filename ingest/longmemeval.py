@@ -4,7 +4,7 @@ instance: each question's haystack becomes one conversation keyed by its questio
     python ingest/longmemeval.py longmemeval_s.json --space lme --uri bolt://host:7687
 """
 
-from graphmem.scripts import ingest_command
+from graphmem.cli.scripts import ingest_command
 
 main = ingest_command("longmemeval", __doc__)
 

@@ -5,7 +5,7 @@ conversations and sessions in the order they first appear; each error names its 
     python ingest/message_log.py messages.jsonl --space support-bot
 """
 
-from graphmem.scripts import ingest_command
+from graphmem.cli.scripts import ingest_command
 
 main = ingest_command("jsonl", __doc__)
 

@@ -17,9 +17,9 @@ from typing import TextIO
 
 import click
 
-from graphmem.cli_support import friendly_errors
+from graphmem.cli.scripts import connection_options, open_memory
+from graphmem.cli.support import friendly_errors
 from graphmem.client import Memory
-from graphmem.scripts import connection_options, open_memory
 
 HEAD = "From memory:"
 

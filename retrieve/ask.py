@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import click
 
-from graphmem.cli_support import friendly_errors, render, require_space
-from graphmem.scripts import STRATEGY, connection_options, open_memory
+from graphmem.cli.scripts import STRATEGY, connection_options, open_memory
+from graphmem.cli.support import friendly_errors, render, require_space
 
 
 @click.command(help=__doc__)

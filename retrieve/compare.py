@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import click
 
-from graphmem.cli_support import friendly_errors, render, require_space
-from graphmem.scripts import STRATEGY, connection_options, open_memory, search_many
+from graphmem.cli.scripts import STRATEGY, connection_options, open_memory, search_many
+from graphmem.cli.support import friendly_errors, render, require_space
 
 DEFAULT = ("turns", "emem-g-fill", "esmem-turns")
 

@@ -9,7 +9,7 @@
   (conversations read back for ``layers add``), ``embedding_rows`` and ``ids``.
 """
 
-from graphmem.ingest.ids import check_space
+from graphmem.ids import check_space
 from graphmem.ingest.inputs import FORMATS, ParseResult, parse_file
 from graphmem.ingest.writer import GraphWriter, IngestReport
 

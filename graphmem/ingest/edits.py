@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from graphmem.errors import InputError
-from graphmem.ingest.ids import conversation_id, session_id, turn_id
+from graphmem.ids import conversation_id, session_id, turn_id
 from graphmem.ingest.inputs.fields import id_field
 from graphmem.ingest.layer import Job, LayerContext
 from graphmem.ingest.layers import LAYERS, run_order

@@ -21,7 +21,7 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from graphmem.config import Settings
 from graphmem.errors import ConfigurationError
-from graphmem.ingest.ids import conversation_id, session_id
+from graphmem.ids import conversation_id, session_id
 from graphmem.models import ConversationRecord
 from graphmem.providers.embedder import Embedder
 from graphmem.providers.llm import LLM

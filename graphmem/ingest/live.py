@@ -20,7 +20,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from graphmem.errors import InputError
-from graphmem.ingest.ids import conversation_id, session_id, turn_id
+from graphmem.ids import conversation_id, session_id, turn_id
 from graphmem.ingest.inputs.fields import Where, key, kind, turn
 from graphmem.ingest.layer import Job
 from graphmem.ingest.layers import layer_names

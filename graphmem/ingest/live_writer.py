@@ -26,7 +26,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from graphmem.config import Settings
-from graphmem.ingest.ids import check_space, conversation_id
+from graphmem.ids import check_space, conversation_id
 from graphmem.ingest.inputs.fields import Where
 from graphmem.ingest.inputs.fields import key as field_key
 from graphmem.ingest.layer import Job, LayerContext

@@ -18,12 +18,12 @@ from typing import Any
 from tqdm import tqdm
 
 from graphmem.errors import ConfigurationError
-from graphmem.ingest.ids import check_space
+from graphmem.ids import check_space
 from graphmem.ingest.layer import Job, Layer, LayerContext, LayerResult
 from graphmem.ingest.layers import LAYERS, layer_names
 from graphmem.models import ConversationRecord
-from graphmem.providers.telemetry import stage
 from graphmem.store import Tx
+from graphmem.telemetry import stage
 
 
 @dataclass

@@ -27,9 +27,9 @@ from graphmem.errors import MissingLayerError
 from graphmem.models import Hit
 from graphmem.nlp import parse
 from graphmem.providers.embedder import Embedder
-from graphmem.providers.telemetry import stage
 from graphmem.retrieve.space_cache import SpaceCaches
 from graphmem.store import GraphStore
+from graphmem.telemetry import stage
 from graphmem.text import arguments_of, lucene_terms
 
 if TYPE_CHECKING:

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from graphmem.config import secret_digest
 from graphmem.errors import ConfigurationError, GraphmemError
-from graphmem.ingest.ids import check_space
+from graphmem.ids import check_space
 
 
 class AccessError(GraphmemError):

@@ -14,7 +14,7 @@ import pytest
 
 from graphmem import cypher
 from graphmem.client import Memory
-from graphmem.ingest.ids import conversation_id, session_id, speaker_id, turn_id
+from graphmem.ids import conversation_id, session_id, speaker_id, turn_id
 from graphmem.store import GraphStore, Tx
 
 from helpers import SAMPLE, query_rows

@@ -11,7 +11,7 @@ import pytest
 
 from graphmem.client import Memory
 from graphmem.errors import InputError
-from graphmem.ingest.ids import MAX_SPACE_CHARS
+from graphmem.ids import MAX_SPACE_CHARS
 from graphmem.ingest.inputs.fields import MAX_ID_CHARS, MAX_NAME_CHARS
 from graphmem.models import ConversationRecord, SessionRecord, TurnRecord
 

@@ -24,7 +24,7 @@ def snapshot(store: GraphStore, space: str) -> list[dict[str, Any]]:
 
 
 def chain(store: GraphStore, space: str, key: str) -> list[str]:
-    from graphmem.ingest.ids import conversation_id
+    from graphmem.ids import conversation_id
 
     cid = conversation_id(space, key)
     rows = store.read("admin/turn_neighbours", space=space, conversation_id=cid)

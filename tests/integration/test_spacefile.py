@@ -20,7 +20,7 @@ from click.testing import CliRunner
 from graphmem.cli import main
 from graphmem.client import Memory
 from graphmem.errors import InputError
-from graphmem.ingest.ids import turn_id
+from graphmem.ids import turn_id
 
 from helpers import SAMPLE
 

@@ -27,5 +27,6 @@ def test_a_bad_token_is_named_by_position_and_digest(tokens: dict[str, list[str]
 
 def test_a_good_token_maps_to_its_spaces() -> None:
     assert token_spaces({TOKEN: [" alice ", "bob"]})[TOKEN].allowed == {"alice", "bob"}
-    assert len(caller_id(TOKEN)) == 12 and caller_id(TOKEN) in str(
-        pytest.raises(GraphmemError, token_spaces, {TOKEN: []}).value)
+    with pytest.raises(GraphmemError) as caught:
+        token_spaces({TOKEN: []})
+    assert len(caller_id(TOKEN)) == 12 and caller_id(TOKEN) in str(caught.value)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from graphmem.ingest.ids import (
+from graphmem.ids import (
     MAX_PART_BYTES,
     MAX_SPACE_CHARS,
     conversation_id,

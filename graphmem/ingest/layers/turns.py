@@ -11,8 +11,8 @@ from typing import Any
 
 from tqdm import tqdm
 
+from graphmem.ids import session_id, speaker_id, turn_id
 from graphmem.ingest.embedding_rows import BATCH, changed, embedding_rows
-from graphmem.ingest.ids import session_id, speaker_id, turn_id
 from graphmem.ingest.layer import Job, Layer, LayerResult
 from graphmem.models import ConversationRecord
 from graphmem.store import Tx

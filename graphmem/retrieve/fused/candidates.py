@@ -26,7 +26,6 @@ from typing import Any
 
 import numpy as np
 
-from graphmem.providers.telemetry import stage
 from graphmem.retrieve.base import RetrievalContext, SpaceState
 from graphmem.retrieve.fused.kinds import question_kind
 from graphmem.retrieve.fused.parts import question_parts
@@ -38,6 +37,7 @@ from graphmem.retrieve.fused.space_vectors import (
     space_vectors,
 )
 from graphmem.store import Tx
+from graphmem.telemetry import stage
 
 # each source and the layer it reads ("turns" is always there)
 SOURCES: dict[str, str] = {"bm25": "turns", "vector": "turns", "units": "segments",

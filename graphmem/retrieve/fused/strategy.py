@@ -37,7 +37,6 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from graphmem.models import Hit
-from graphmem.providers.telemetry import stage
 from graphmem.retrieve.base import RetrievalContext, SpaceState, Strategy
 from graphmem.retrieve.fused.candidates import OPTIONAL_LAYERS, Pools, gather, question_extras
 from graphmem.retrieve.fused.features import FEATURES, analyse, candidate_rows, matrix
@@ -47,6 +46,7 @@ from graphmem.retrieve.fused.statements import Statement, turn_statements
 from graphmem.retrieve.fused.window import along
 from graphmem.retrieve.packing import count_tokens
 from graphmem.retrieve.turns import TurnSearch, TurnSearchConfig
+from graphmem.telemetry import stage
 from graphmem.text import format_date
 
 log = logging.getLogger("graphmem")

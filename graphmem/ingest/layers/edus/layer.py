@@ -15,8 +15,8 @@ from typing import Any
 
 import numpy as np
 
+from graphmem.ids import conversation_id, part, session_id
 from graphmem.ingest.embedding_rows import changed, embedding_rows
-from graphmem.ingest.ids import conversation_id, part, session_id
 from graphmem.ingest.layer import Job, Layer, LayerResult
 from graphmem.ingest.layers.edus.extract import EDURecord, conversation_edus
 from graphmem.store import Tx

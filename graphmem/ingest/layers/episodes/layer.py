@@ -27,8 +27,8 @@ from typing import Any
 import numpy as np
 
 from graphmem.config import Settings
+from graphmem.ids import part, session_id
 from graphmem.ingest.embedding_rows import changed, embedding_rows
-from graphmem.ingest.ids import part, session_id
 from graphmem.ingest.layer import Job, Layer, LayerContext, LayerOptions, LayerResult
 from graphmem.ingest.layers.episodes.memdecider import (
     MODEL_PATH,

@@ -18,8 +18,8 @@ from datetime import datetime
 from itertools import pairwise
 from typing import Any
 
+from graphmem.ids import part, session_id
 from graphmem.ingest.embedding_rows import changed, embedding_rows
-from graphmem.ingest.ids import part, session_id
 from graphmem.ingest.layer import Job, Layer, LayerContext, LayerResult
 from graphmem.ingest.layers.events.segmentation import (
     DEFAULT,

@@ -20,8 +20,8 @@ from typing import Any, Literal
 
 import numpy as np
 
+from graphmem.ids import part, speaker_id
 from graphmem.ingest.embedding_rows import changed, embedding_rows
-from graphmem.ingest.ids import part, speaker_id
 from graphmem.ingest.layer import Job, Layer, LayerContext, LayerOptions, LayerResult
 from graphmem.ingest.layers.scenes.grouping import (
     Scene,

@@ -13,8 +13,8 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from graphmem.ids import conversation_id, part, session_id
 from graphmem.ingest.embedding_rows import changed, embedding_rows
-from graphmem.ingest.ids import conversation_id, part, session_id
 from graphmem.ingest.layer import Job, Layer, LayerContext, LayerOptions, LayerResult
 from graphmem.ingest.layers.edus import Edus
 from graphmem.ingest.layers.segments.units import (

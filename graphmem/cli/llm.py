@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from graphmem.cli_support import friendly_errors
+from graphmem.cli.support import friendly_errors
 from graphmem.llm_server.weights import MODELS
 
 

@@ -13,7 +13,7 @@ from typing import Any
 
 import click
 
-from graphmem.cli_support import finish_ingest, friendly_errors
+from graphmem.cli.support import finish_ingest, friendly_errors
 from graphmem.client import Memory
 from graphmem.config import Settings
 from graphmem.models import SearchResult

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from functools import wraps
+from pathlib import Path
 from typing import Any, TypeVar
 
 import click
@@ -13,6 +14,9 @@ from pydantic_settings import SettingsError
 
 from graphmem.config import Settings
 from graphmem.errors import DatabaseUnavailable, GraphmemError
+
+DATA = click.Path(exists=True, dir_okay=False, path_type=Path)  # an input file
+OUT = click.Path(dir_okay=False, path_type=Path)  # a file a command writes
 
 F = TypeVar("F", bound=Callable[..., Any])
 

@@ -7,7 +7,7 @@ import socket
 
 import click
 
-from graphmem.cli_support import friendly_errors
+from graphmem.cli.support import friendly_errors
 from graphmem.config import Settings
 from graphmem.errors import ConfigurationError
 

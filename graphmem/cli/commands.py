@@ -1,4 +1,4 @@
-"""The ``graphmem`` command line. Every command reads the same ``GRAPHMEM_*`` settings."""
+"""The ``graphmem`` root group and the commands that use the Python client."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from pathlib import Path
 
 import click
 
-from graphmem.cli_support import (
+from graphmem.cli.support import (
     FELL_BACK,
     finish_ingest,
     friendly_errors,
@@ -333,11 +333,14 @@ def demo(ctx: click.Context, question: str, space: str, budget: int, strategy: s
 
 
 def _register() -> None:
-    from graphmem.eval.commands import eval_group
-    from graphmem.llm_server.commands import llm_group
-    from graphmem.serve.commands import mcp, serve
-    from graphmem.space_commands import SPACE_COMMANDS
+    from graphmem.cli.evaluate import eval_group
+    from graphmem.cli.llm import llm_group
+    from graphmem.cli.serve import mcp, serve
+    from graphmem.cli.spaces import SPACE_COMMANDS
+    from graphmem.cli.train import COMMANDS as TRAINING
 
+    for command in TRAINING:  # offered as `graphmem eval train-...`
+        eval_group.add_command(command)
     main.add_command(eval_group)
     main.add_command(llm_group)
     main.add_command(mcp)

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import click
 
-from graphmem.cli_support import friendly_errors, memory_of, no_space
+from graphmem.cli.support import friendly_errors, memory_of, no_space
 
 
 @click.command()
