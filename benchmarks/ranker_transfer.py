@@ -50,6 +50,7 @@ from common import DATA, LOCOMO, make_parser, publish
 
 from graphmem.client import Memory
 from graphmem.retrieve.fused.features import FAMILIES, FEATURES
+from graphmem.retrieve.fused.pipeline import PackingRule
 from graphmem.training import lambdamart, transfer
 from graphmem.training.ranker import best_gamma, collect, fit, folds_of, out_of_fold
 from graphmem.training.samples import Sample
@@ -133,13 +134,12 @@ def main() -> None:
 
         rows = whole if settings.get("whole") else data
         learned, plain_p = transfer.held_out(rows, fitted, print)
-        matrix = transfer.report(rows, learned, gamma)
+        matrix = transfer.report(rows, learned, PackingRule(gamma=gamma))
         score = transfer.score(matrix)
         print(f"{name}: {score:.4f}")
         result["variants"][name] = {"score": round(score, 4), "matrix": matrix}
         if not settings.get("whole"):  # the same questions in the same order: paired
-            values[name] = transfer.question_values(rows, learned,
-                                                    transfer.Setting(gamma, 0.0, 0))
+            values[name] = transfer.question_values(rows, learned, PackingRule(gamma=gamma))
         if name == shipped:
             kept = (learned, plain_p)
     for name in values:  # against the shipped recipe, with the standard error of the gap

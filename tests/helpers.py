@@ -7,9 +7,12 @@ import socket
 import threading
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
+
+import numpy as np
 
 TESTS = Path(__file__).parent
 DATA = TESTS / "data"
@@ -68,3 +71,37 @@ class ScriptedServer:
         self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
         threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+
+
+@dataclass
+class ListedCandidates:
+    """Candidates given as plain lists, as :func:`graphmem.retrieve.fused.pipeline.select`
+    reads them (a search's Candidates or a training Sample)."""
+
+    costs: list[int]
+    heads: list[int]
+    sessions: list[str]
+    shorts: list[int | None]
+    quiet: np.ndarray
+    before: list[int]
+    listing: bool = True
+
+    @property
+    def rows(self) -> list[int]:
+        return list(range(len(self.costs)))
+
+
+def select_lists(costs: list[int], heads: list[int], sessions: list[str], p: np.ndarray,
+                 budget: int, gamma: float, headers: bool = True,
+                 shorts: list[int | None] | None = None, floor: int = 0, spread: float = 1.0,
+                 quiet: np.ndarray | None = None, before: list[int] | None = None,
+                 pairs: int = 0) -> list[tuple[int, bool]]:
+    """The pipeline's ``select`` over candidates given as lists and a rule given by its
+    parts (``quiet`` None: the floor holds for every candidate)."""
+    from graphmem.retrieve.fused.pipeline import PackingRule, select
+
+    found = ListedCandidates(costs, heads, sessions, list(shorts or []),
+                             np.ones(len(costs), dtype=bool) if quiet is None else quiet,
+                             list(before or []))
+    rule = PackingRule(gamma=gamma, floor=floor, spread=spread, pairs=pairs)
+    return select(found, p, budget, rule, headers, statements=shorts is not None)

@@ -25,6 +25,7 @@ from typing import Any, Literal
 
 import numpy as np
 
+from graphmem.eval.datasets import Question
 from graphmem.eval.metrics import WORD, answer_words
 from graphmem.eval.runner import ingest_spaces, load_questions, pick, space_prefix
 from graphmem.retrieve import cues as cues_module
@@ -34,22 +35,15 @@ from graphmem.retrieve.fused import candidates as candidates_module
 from graphmem.retrieve.fused import features as features_module
 from graphmem.retrieve.fused import kinds as kinds_module
 from graphmem.retrieve.fused import parts as parts_module
+from graphmem.retrieve.fused import pipeline as pipeline_module
 from graphmem.retrieve.fused import smalltalk as smalltalk_module
 from graphmem.retrieve.fused import space_index as space_index_module
 from graphmem.retrieve.fused import statements as statements_module
-from graphmem.retrieve.fused.candidates import OPTIONAL_LAYERS, Pools, gather
-from graphmem.retrieve.fused.features import (
-    FAMILIES,
-    FEATURES,
-    MONOTONE,
-    analyse,
-    candidate_rows,
-    matrix,
-)
+from graphmem.retrieve.fused.candidates import OPTIONAL_LAYERS, Pools
+from graphmem.retrieve.fused.features import FAMILIES, FEATURES, MONOTONE
+from graphmem.retrieve.fused.pipeline import PackingRule, candidates, select
 from graphmem.retrieve.fused.ranker import LinearRanker, Ranker, TreeRanker
 from graphmem.retrieve.fused.space_index import space_turns
-from graphmem.retrieve.fused.statements import turn_statements
-from graphmem.retrieve.fused.strategy import packing_inputs, select, turns_before
 from graphmem.training import lambdamart
 from graphmem.training import samples as samples_module
 from graphmem.training.lambdamart import fit_trees
@@ -79,7 +73,7 @@ def _version(prefix: str) -> str:
                                                    statements_module, space_index_module,
                                                    smalltalk_module, cues_module,
                                                    parts_module, kinds_module, occasions,
-                                                   samples_module))
+                                                   pipeline_module, samples_module))
     return hashlib.sha256(f"{prefix}|{FEATURES}|{code}".encode()).hexdigest()[:12]
 
 
@@ -108,30 +102,31 @@ def collect(memory: Any, dataset: str, data: Path, log: Log = lambda _: None,
         return pickle.loads(cache.read_bytes())  # type: ignore[no-any-return]
     spaces, _ = ingest_spaces(memory, dataset, data,  # type: ignore[arg-type]
                               {q.conversation for q in questions}, True)
-    out = []
     pools = Pools().scaled(budget)
-    for q in tqdm(questions, desc=f"candidates {dataset}", unit="q"):
-        store = memory.store
-        ctx = RetrievalContext(store, memory.embedder, Query(q.question, memory.embedder),
-                               caches=memory.caches)
-        state = space_state(store, spaces[q.conversation], ("turns", *OPTIONAL_LAYERS))
-        table = space_turns(store, state, memory.caches)
-        signals = gather(ctx, state, table, pools, split=split)
-        rows = candidate_rows(table, signals)
-        cues = analyse(ctx.query, table.latest)
-        x = matrix(table, signals, cues, rows)
-        y = np.asarray([table.rows[r].source_id in q.evidence for r in rows], dtype=np.int8)
-        statements = turn_statements(ctx, state, table, rows, signals.held)
-        costs, heads, sessions, shorts = packing_inputs(table, rows, statements)
-        words = answer_words(q.answer, q.question)
-        found = [frozenset(words.intersection(WORD.findall(table.rows[r].text.lower())))
-                 for r in rows]
-        out.append(Sample(family or dataset, data.name, q.conversation, q.category, x, y,
-                          costs, heads, sessions, len(q.evidence), shorts, len(words), found,
-                          cues.listing, turns_before(table, rows), list(rows)))
+    out = [labelled(memory, spaces[q.conversation], q, pools, split, family or dataset,
+                    data.name)
+           for q in tqdm(questions, desc=f"candidates {dataset}", unit="q")]
     cache.parent.mkdir(parents=True, exist_ok=True)
     cache.write_bytes(pickle.dumps(out))
     return out
+
+
+def labelled(memory: Any, space: str, q: Question, pools: Pools, split: bool = True,
+             dataset: str = "", file: str = "") -> Sample:
+    """One question's candidates, found by the pipeline a search runs
+    (:func:`~graphmem.retrieve.fused.pipeline.candidates`, with every statement), each
+    labelled evidence or not, with the answer's words each holds."""
+    ctx = RetrievalContext(memory.store, memory.embedder, Query(q.question, memory.embedder),
+                           caches=memory.caches)
+    state = space_state(memory.store, space, ("turns", *OPTIONAL_LAYERS))
+    table = space_turns(memory.store, state, memory.caches)
+    found = candidates(ctx, state, table, pools, split=split, statements=True)
+    y = np.asarray([table.rows[r].source_id in q.evidence for r in found.rows], dtype=np.int8)
+    words = answer_words(q.answer, q.question)
+    hits = [frozenset(words.intersection(WORD.findall(table.rows[r].text.lower())))
+            for r in found.rows]
+    return Sample.of(found, y, dataset, file, q.conversation, q.category, len(q.evidence),
+                     len(words), hits)
 
 
 def folds_of(samples: Sequence[Sample], folds: int) -> np.ndarray:
@@ -205,8 +200,7 @@ def recall(sample: Sample, p: np.ndarray, budget: int, gamma: float,
            headers: bool = True, statements: bool = False) -> float:
     """Evidence recall after packing; ``statements`` lets a statement stand in for its turn
     (the opt-in recipe `graphmem-statements`)."""
-    chosen = select(sample.costs, sample.heads, sample.sessions, p, budget, gamma, headers,
-                    sample.shorts if statements and sample.shorts else None)
+    chosen = select(sample, p, budget, PackingRule(gamma=gamma), headers, statements)
     return float(sum(int(sample.y[n]) for n, _ in chosen)) / sample.evidence
 
 
@@ -315,27 +309,24 @@ def train(samples: Sequence[Sample], folds: int, out: Path, sources: list[str],
                 f"{d} " + ", ".join(f"{v:.3f}" for v in r.values()) for d, r in
                 drop[family].items()))
         metrics["without_family"] = drop
-    setting = transfer.Setting(gamma, 0.0, 0)
+    rule = PackingRule(gamma=gamma)
     if len({s.dataset for s in samples}) > 1:
         learned, plain_p = transfer.held_out(
             samples, lambda part: fit(part, every, objective=objective,
                                       **settings).probabilities, log)
-        setting, sweep = transfer.choose(samples, learned, plain_p, log)
-        metrics["gamma"] = setting.gamma  # chosen on the matrix, not on the pooled folds
+        rule, sweep = transfer.choose(samples, learned, plain_p, log)
+        metrics["gamma"] = rule.gamma  # chosen on the matrix, not on the pooled folds
         metrics["leave_one_dataset_out"] = {
-            **setting._asdict(),
-            "matrix": transfer.report_at(samples, learned, plain_p, setting),
-            "learned_alone": transfer.report(samples, learned, setting.gamma),
+            **rule._asdict(),
+            "matrix": transfer.report_at(samples, learned, plain_p, rule),
+            "learned_alone": transfer.report(samples, learned, PackingRule(gamma=rule.gamma)),
             "sweep": sweep}
         # the shipped settings within each dataset, out of fold
         metrics["out_of_fold_shipped"] = transfer.by_split(
             samples, transfer.packed(samples, oof, transfer.plain_out_of_fold(samples, fold),
-                                     setting),
-            setting.gamma, setting.floor, setting.spread, setting.pairs)
+                                     rule), rule)
     slope, intercept = transfer.plain_model(samples)
-    ranker = replace(fit(samples, every, objective=objective, **settings),
-                     gamma=setting.gamma, floor=setting.floor, spread=setting.spread,
-                     pairs=setting.pairs, window=(setting.window, setting.carry),
-                     blend=(setting.blend, slope, intercept), metrics=metrics)
+    ranker = replace(fit(samples, every, objective=objective, **settings), rule=rule,
+                     blend_fit=(slope, intercept), metrics=metrics)
     ranker.save(out)
     return metrics

@@ -6,6 +6,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from graphmem.retrieve.fused.pipeline import QUIET, Candidates
+
 
 @dataclass
 class Sample:
@@ -31,3 +33,17 @@ class Sample:
     # each candidate's row in its space's table (a session's turns are consecutive rows, in
     # order): how far apart two candidates are in the conversation
     rows: list[int] = field(default_factory=list)
+
+    @property
+    def quiet(self) -> np.ndarray:
+        """Which candidates are small talk (the packing floor holds for them)."""
+        return np.asarray(self.x[:, QUIET] > 0)
+
+    @classmethod
+    def of(cls, found: Candidates, y: np.ndarray, dataset: str, split: str,
+           conversation: str, category: str, evidence: int, words: int,
+           hits: list[frozenset[str]]) -> Sample:
+        """A question's candidates as the pipeline found them, labelled."""
+        return cls(dataset, split, conversation, category, found.x, y, found.costs,
+                   found.heads, found.sessions, evidence, found.shorts, words, hits,
+                   found.listing, found.before, list(found.rows))

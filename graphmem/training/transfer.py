@@ -36,13 +36,12 @@ from __future__ import annotations
 
 import statistics
 from collections.abc import Callable, Sequence
-from typing import Any, NamedTuple
+from typing import Any
 
 import numpy as np
 
 from graphmem.retrieve.fused.features import unlearned
-from graphmem.retrieve.fused.strategy import QUIET, select
-from graphmem.retrieve.fused.window import along
+from graphmem.retrieve.fused.pipeline import PackingRule, select, shaped
 from graphmem.training.samples import Sample
 
 BUDGETS = (500, 1000, 2000, 4000)
@@ -62,31 +61,15 @@ WINDOW_ERRORS = 2.0
 BOOTSTRAP = 200  # resamples of each dataset's questions for a difference's standard error
 
 
-class Setting(NamedTuple):
-    """One packing setting the matrix measures."""
-
-    gamma: float
-    blend: float  # the unlearned order's weight
-    floor: int
-    spread: float = 1.0
-    pairs: int = 0
-    window: int = 0  # turns either side whose P a candidate's P is mixed with
-    carry: float = 0.0  # their weight
-
-
 Fit = Callable[[Sequence[Sample]], Callable[[np.ndarray], np.ndarray]]
 
 
-def measures(sample: Sample, p: np.ndarray, budget: int, gamma: float,
-             floor: int = 0, spread: float = 1.0,
-             pairs: int = 0) -> tuple[float, float, float | None]:
+def measures(sample: Sample, p: np.ndarray, budget: int,
+             rule: PackingRule) -> tuple[float, float, float | None]:
     """Evidence recall, any evidence (0 or 1) and answer recall (None without answer words)
-    of the turns packing chooses within ``budget`` (``spread`` for list questions)."""
-    chosen = [n for n, _ in select(sample.costs, sample.heads, sample.sessions, p, budget,
-                                   gamma, floor=floor,
-                                   spread=spread if sample.listing else 1.0,
-                                   quiet=sample.x[:, QUIET] > 0,
-                                   before=sample.before, pairs=pairs)]
+    of the turns packing chooses within ``budget`` under ``rule`` (the pipeline's own
+    :func:`~graphmem.retrieve.fused.pipeline.select`)."""
+    chosen = [n for n, _ in select(sample, p, budget, rule)]
     found = sum(int(sample.y[n]) for n in chosen)
     answers = None
     if sample.words and sample.found:
@@ -94,14 +77,12 @@ def measures(sample: Sample, p: np.ndarray, budget: int, gamma: float,
     return found / sample.evidence, float(found > 0), answers
 
 
-def table(samples: Sequence[Sample], scores: Sequence[np.ndarray], gamma: float,
-          floor: int = 0, spread: float = 1.0, budgets: Sequence[int] = BUDGETS,
-          pairs: int = 0) -> dict[str, dict[str, float]]:
+def table(samples: Sequence[Sample], scores: Sequence[np.ndarray], rule: PackingRule,
+          budgets: Sequence[int] = BUDGETS) -> dict[str, dict[str, float]]:
     """Mean evidence recall, any evidence and answer recall at each budget."""
     out: dict[str, dict[str, float]] = {"evidence": {}, "any_evidence": {}, "answers": {}}
     for budget in budgets:
-        rows = [measures(s, p, budget, gamma, floor, spread, pairs)
-                for s, p in zip(samples, scores, strict=True)]
+        rows = [measures(s, p, budget, rule) for s, p in zip(samples, scores, strict=True)]
         out["evidence"][str(budget)] = round(statistics.fmean(r[0] for r in rows), 4)
         out["any_evidence"][str(budget)] = round(statistics.fmean(r[1] for r in rows), 4)
         said = [r[2] for r in rows if r[2] is not None]
@@ -154,14 +135,13 @@ def plain_out_of_fold(samples: Sequence[Sample], fold: np.ndarray) -> list[np.nd
     return out
 
 
-def by_split(samples: Sequence[Sample], scores: Sequence[np.ndarray], gamma: float,
-             floor: int, spread: float = 1.0, pairs: int = 0) -> dict[str, Any]:
+def by_split(samples: Sequence[Sample], scores: Sequence[np.ndarray],
+             rule: PackingRule) -> dict[str, Any]:
     """:func:`table` for each split (file) of the samples."""
     out = {}
     for split in sorted({s.split for s in samples}):
         keep = [i for i, s in enumerate(samples) if s.split == split]
-        out[split] = table([samples[i] for i in keep], [scores[i] for i in keep], gamma, floor,
-                           spread, pairs=pairs)
+        out[split] = table([samples[i] for i in keep], [scores[i] for i in keep], rule)
     return out
 
 
@@ -170,23 +150,16 @@ def blended(learned: Sequence[np.ndarray], plain_p: Sequence[np.ndarray],
     return [(1 - weight) * a + weight * b for a, b in zip(learned, plain_p, strict=True)]
 
 
-def windowed(samples: Sequence[Sample], scores: Sequence[np.ndarray], window: int,
-             carry: float) -> list[np.ndarray]:
-    """Each question's P mixed with its neighbourhood's (:func:`along`)."""
-    return [along(p, s.rows, s.sessions, window, carry)
-            for s, p in zip(samples, scores, strict=True)]
-
-
 def packed(samples: Sequence[Sample], learned: Sequence[np.ndarray],
-           plain_p: Sequence[np.ndarray], setting: Setting) -> list[np.ndarray]:
-    """The P packing reads at ``setting``: blended, then windowed."""
-    return windowed(samples, blended(learned, plain_p, setting.blend), setting.window,
-                    setting.carry)
+           plain_p: Sequence[np.ndarray], rule: PackingRule) -> list[np.ndarray]:
+    """The P packing reads under ``rule``: blended, then shaped by the window as a search
+    shapes it (:func:`~graphmem.retrieve.fused.pipeline.shaped`)."""
+    return [shaped(p, s, rule) for s, p in
+            zip(samples, blended(learned, plain_p, rule.blend), strict=True)]
 
 
-def report(samples: Sequence[Sample], scores: Sequence[np.ndarray], gamma: float,
-           floor: int = 0, spread: float = 1.0, budgets: Sequence[int] = BUDGETS,
-           pairs: int = 0) -> dict[str, Any]:
+def report(samples: Sequence[Sample], scores: Sequence[np.ndarray], rule: PackingRule,
+           budgets: Sequence[int] = BUDGETS) -> dict[str, Any]:
     """The matrix: one row per held-out dataset (only the datasets that were held out)."""
     out = {}
     for dataset in sorted({s.dataset for s in samples}):
@@ -194,15 +167,14 @@ def report(samples: Sequence[Sample], scores: Sequence[np.ndarray], gamma: float
         if keep:
             out[dataset] = {"questions": len(keep),
                             **table([samples[i] for i in keep], [scores[i] for i in keep],
-                                    gamma, floor, spread, budgets, pairs)}
+                                    rule, budgets)}
     return out
 
 
 def report_at(samples: Sequence[Sample], learned: Sequence[np.ndarray],
-              plain_p: Sequence[np.ndarray], setting: Setting) -> dict[str, Any]:
-    """:func:`report` of the P packing reads at ``setting``."""
-    return report(samples, packed(samples, learned, plain_p, setting), setting.gamma,
-                  setting.floor, setting.spread, pairs=setting.pairs)
+              plain_p: Sequence[np.ndarray], rule: PackingRule) -> dict[str, Any]:
+    """:func:`report` of the P packing reads under ``rule``."""
+    return report(samples, packed(samples, learned, plain_p, rule), rule)
 
 
 def score(matrix: dict[str, Any]) -> float:
@@ -214,14 +186,12 @@ def score(matrix: dict[str, Any]) -> float:
 
 
 def question_values(samples: Sequence[Sample], scores: Sequence[np.ndarray],
-                    setting: Setting) -> np.ndarray:
+                    rule: PackingRule) -> np.ndarray:
     """Each question's share of :func:`score`: its evidence recall and any evidence,
-    averaged over 1,000 and 2,000 tokens."""
-    gamma, _, floor, spread, pairs, _, _ = setting  # blend and window: in the scores already
+    averaged over 1,000 and 2,000 tokens (the blend and the window are in the scores)."""
     out = []
     for sample, p in zip(samples, scores, strict=True):
-        figures = [measures(sample, p, int(b), gamma, floor, spread, pairs)
-                   for b in CHOSEN_AT]
+        figures = [measures(sample, p, int(b), rule) for b in CHOSEN_AT]
         out.append(statistics.fmean((e + a) / 2 for e, a, _ in figures))
     return np.asarray(out)
 
@@ -245,7 +215,7 @@ def difference(samples: Sequence[Sample], a: np.ndarray,
 
 def choose(samples: Sequence[Sample], learned: Sequence[np.ndarray],
            plain_p: Sequence[np.ndarray],
-           log: Callable[[str], None] = lambda _: None) -> tuple[Setting, dict[str, Any]]:
+           log: Callable[[str], None] = lambda _: None) -> tuple[PackingRule, dict[str, Any]]:
     """The packing exponent, blend weight and floor with the best held-out matrix, then the
     same with a window over the neighbouring turns (every window at every exponent and blend
     weight), then the spread of list questions, then the reply pairs; and the score of every
@@ -265,26 +235,26 @@ def choose(samples: Sequence[Sample], learned: Sequence[np.ndarray],
               for d in sorted({s.dataset for s in samples})]
     rng = np.random.default_rng(0)
     draws = [[rng.choice(g, len(g)) for g in groups] for _ in range(BOOTSTRAP)]
-    values: dict[Setting, np.ndarray] = {}
+    values: dict[PackingRule, np.ndarray] = {}
     scores: dict[str, float] = {}
 
     def mean(v: np.ndarray, picks: list[np.ndarray]) -> float:
         return float(np.mean([v[idx].mean() for idx in picks]))
 
-    def measure(setting: Setting) -> float:
+    def measure(setting: PackingRule) -> float:
         values[setting] = question_values(samples, packed(samples, learned, plain_p, setting),
                                           setting)
         scores[key(setting)] = round(mean(values[setting], groups), 4)
         log(f"{key(setting)}: {scores[key(setting)]:.4f}")
         return mean(values[setting], groups)
 
-    def ahead(a: Setting, b: Setting, errors: float = 1.0) -> bool:
+    def ahead(a: PackingRule, b: PackingRule, errors: float = 1.0) -> bool:
         """Whether ``a`` beats ``b`` by more than ``errors`` standard errors."""
         diff = values[a] - values[b]
         spread = np.std([mean(diff, picks) for picks in draws])
         return bool(mean(diff, groups) > errors * spread)
 
-    grid = [Setting(g, w, FLOOR) for g in GAMMAS for w in WEIGHTS]
+    grid = [PackingRule(gamma=g, blend=w, floor=FLOOR) for g in GAMMAS for w in WEIGHTS]
     point = {s: measure(s) for s in grid}
     top = max(grid, key=lambda s: point[s])
     tied = [s for s in grid if not ahead(top, s)]
@@ -311,7 +281,7 @@ def choose(samples: Sequence[Sample], learned: Sequence[np.ndarray],
     return best, scores
 
 
-def key(setting: Setting) -> str:
+def key(setting: PackingRule) -> str:
     """A setting's name in the sweep."""
     gamma, weight, floor, spread, pairs, window, carry = setting
     return (f"gamma={gamma} w={weight} floor={floor} spread={spread}"

@@ -218,3 +218,29 @@ def test_a_statement_stands_in_for_its_turn_when_the_budget_is_tight(memory: Mem
     assert [st and (st.id, st.line) for st in held] == [st and (st.id, st.line) for st in neo4j]
     assert all(a is None or b is None or a.score == pytest.approx(b.score, abs=1e-5)
                for a, b in zip(held, neo4j, strict=True))
+
+
+@pytest.mark.parametrize("budget", [60, 300])
+def test_search_and_training_run_one_pipeline(memory: Memory, space: str, budget: int) -> None:
+    """What training measures is what a search shows: a question labelled for training (its
+    candidates found by the same pipeline, kept as a Sample) packs, under the shipped rule,
+    to exactly the turns the search returns."""
+    from graphmem.eval.datasets import Question
+    from graphmem.retrieve.fused import load_ranker
+    from graphmem.retrieve.fused.pipeline import select, shaped
+    from graphmem.training.ranker import labelled
+
+    memory.ingest(SAMPLE, space=space)
+    ranker = load_ranker()
+    for asked in ("What breed of dog did Maya adopt?",
+                  "Which cities did Jonas and Maya travel to?",
+                  "How did Jonas's knee hold up in Lisbon?"):
+        shown = memory.search(asked, space=space, strategy="graphmem", budget=budget)
+        sample = labelled(memory, space, Question("maya-jonas", asked, "", "single-hop"),
+                          Pools().scaled(budget))
+        p = shaped(ranker.probabilities(sample.x), sample, ranker.rule)
+        table = space_turns(memory.store, space_state(memory.store, space, ("turns",)),
+                            memory.caches)
+        chosen = [table.rows[sample.rows[n]].id for n, _ in select(sample, p, budget,
+                                                                    ranker.rule)]
+        assert sorted(chosen) == sorted(h.id for h in shown.hits), asked

@@ -13,6 +13,8 @@ from graphmem.retrieve.fused.features import FEATURES, Asked, matrix
 from graphmem.retrieve.fused.space_index import SpaceTurns, TurnRow
 from graphmem.retrieve.fused.space_vectors import DenseUnits, SpaceVectors
 
+from helpers import select_lists
+
 COL = {n: i for i, n in enumerate(FEATURES)}
 
 
@@ -58,22 +60,22 @@ def test_without_the_clients_vectors_the_pair_family_is_zero() -> None:
 
 
 def test_packing_shows_a_short_reply_with_the_short_turn_it_answers() -> None:
-    from graphmem.retrieve.fused.strategy import select, turns_before
+    from graphmem.retrieve.fused.pipeline import turns_before
 
     table = _table()
     before = turns_before(table, [0, 1, 2])
     assert before == [-1, 0, -1]  # the reply's question; session 1 starts afresh
     costs, heads, sessions = [14, 10, 9], [5, 5, 5], ["s0", "s0", "s1"]
     p = np.asarray([0.05, 0.9, 0.3])
-    alone = select(costs, heads, sessions, p, 43, 0.5)
+    alone = select_lists(costs, heads, sessions, p, 43, 0.5)
     assert [n for n, _ in alone] == [1, 2, 0]  # the question last, on its own worth
-    paired = select(costs, heads, sessions, p, 43, 0.5, before=before, pairs=16)
+    paired = select_lists(costs, heads, sessions, p, 43, 0.5, before=before, pairs=16)
     assert [n for n, _ in paired] == [1, 0, 2]  # the question comes with its reply
     # a reply longer than ``pairs``, or a turn before it dearer than that, goes alone
-    assert [n for n, _ in select(costs, heads, sessions, p, 43, 0.5, before=before,
+    assert [n for n, _ in select_lists(costs, heads, sessions, p, 43, 0.5, before=before,
                                  pairs=11)] == [1, 2, 0]
     # nor does the pair overrun the budget: the question does not fit beside the reply
-    assert [n for n, _ in select(costs, heads, sessions, p, 20, 0.5, before=before,
+    assert [n for n, _ in select_lists(costs, heads, sessions, p, 20, 0.5, before=before,
                                  pairs=16)] == [1]
 
 

@@ -16,14 +16,17 @@ from graphmem.errors import ConfigurationError
 from graphmem.retrieve.base import SpaceState
 from graphmem.retrieve.fused.candidates import SOURCES, Signals
 from graphmem.retrieve.fused.features import FAMILIES, FEATURES, Asked, candidate_rows, matrix
+from graphmem.retrieve.fused.pipeline import packing_inputs
 from graphmem.retrieve.fused.ranker import SHIPPED, TreeRanker, from_json, load_ranker
 from graphmem.retrieve.fused.space_index import SpaceTurns, TurnRow, _stem, _stem_word
 from graphmem.retrieve.fused.space_vectors import DenseUnits
 from graphmem.retrieve.fused.statements import Statement, statement_line
-from graphmem.retrieve.fused.strategy import packing_inputs, render, select
+from graphmem.retrieve.fused.strategy import render
 from graphmem.retrieve.packing import count_tokens, pack
 from graphmem.retrieve.space_cache import SpaceCache, SpaceCaches
 from graphmem.training.ranker import Sample, fit, folds_of, out_of_fold, recall, train
+
+from helpers import select_lists
 
 
 def table(*sessions: list[tuple[str, str]]) -> SpaceTurns:
@@ -153,7 +156,7 @@ def test_packing_spends_one_header_per_session_and_respects_the_budget() -> None
     assert shorts == [None] * 4  # no statements given
     p = np.asarray([0.9, 0.8, 0.7, 0.1])
     budget = costs[0] + costs[1] + heads[0] + costs[2] + heads[2]
-    chosen = select(costs, heads, sessions, p, budget, gamma=0.0)
+    chosen = select_lists(costs, heads, sessions, p, budget, gamma=0.0)
     assert chosen == [(0, True), (1, True), (2, True)]  # two headers; the fourth does not fit
     hits = render(SPACE, [(rows[n], float(p[n]), None) for n, _ in chosen])
     packed = pack(hits, budget)
@@ -165,7 +168,7 @@ def test_packing_spends_one_header_per_session_and_respects_the_budget() -> None
     flat = render(SPACE, [(rows[n], float(p[n]), None) for n, _ in chosen], headers=False)
     assert flat[1].text == "[1 March 2024] Maya: A rescue in Bristol."
     # gamma 1 prefers evidence per token: a short turn over a longer, likelier one
-    short = select([20, 4], [0, 0], ["a", "a"], np.asarray([0.5, 0.3]), 20, gamma=1.0)
+    short = select_lists([20, 4], [0, 0], ["a", "a"], np.asarray([0.5, 0.3]), 20, gamma=1.0)
     assert short[0] == (1, True)
 
 
@@ -173,20 +176,20 @@ def test_a_statement_stands_in_for_its_turn_and_gives_way_to_it_when_room_is_lef
     costs, heads, sessions = [30, 30, 30], [0, 0, 0], ["a", "a", "a"]
     p = np.asarray([0.9, 0.8, 0.7])
     # whole turns only: two of three fit in 70 tokens
-    assert select(costs, heads, sessions, p, 70, gamma=1.0) == [(0, True), (1, True)]
+    assert select_lists(costs, heads, sessions, p, 70, gamma=1.0) == [(0, True), (1, True)]
     # statements of 10 tokens: all three are shown, the likeliest whole (30 + 10 + 10 = 50),
     # and the second too once its whole line's turn comes (its 20 more tokens fit in 70)
-    both = select(costs, heads, sessions, p, 70, gamma=1.0, shorts=[10, 10, 10])
+    both = select_lists(costs, heads, sessions, p, 70, gamma=1.0, shorts=[10, 10, 10])
     assert dict(both) == {0: True, 1: True, 2: False}
     # a tight budget keeps them all as statements
-    assert dict(select(costs, heads, sessions, p, 30, 1.0, shorts=[10, 10, 10])) == {
+    assert dict(select_lists(costs, heads, sessions, p, 30, 1.0, shorts=[10, 10, 10])) == {
         0: False, 1: False, 2: False}
     # a statement no cheaper than its turn is not offered: the third turn's statement comes
     # first (0.7 / 10), nothing else fits beside it, and it is shown whole in the end
-    assert dict(select(costs, heads, sessions, p, 30, 1.0, shorts=[30, None, 10])) == {
+    assert dict(select_lists(costs, heads, sessions, p, 30, 1.0, shorts=[30, None, 10])) == {
         2: True}
     # gamma 0 ranks by P alone: the whole of each turn comes before the next turn's statement
-    assert dict(select(costs, heads, sessions, p, 65, 0.0, shorts=[10, 10, 10])) == {
+    assert dict(select_lists(costs, heads, sessions, p, 65, 0.0, shorts=[10, 10, 10])) == {
         0: True, 1: True}
     statement = Statement("e1", statement_line("Maya", "A rescue in Bristol."), 0.8)
     hits = render(SPACE, [(0, 0.9, None), (2, 0.8, statement)])
@@ -382,7 +385,7 @@ def test_train_writes_a_loadable_ranker_with_its_held_out_metrics(tmp_path: Path
     metrics = train(samples, 2, out, ["dev.json"], ablate=True)
     ranker = load_ranker(str(out))
     assert isinstance(ranker, TreeRanker) and ranker.metrics == metrics
-    assert ranker.gamma == metrics["gamma"] and ranker.features == FEATURES
+    assert ranker.rule.gamma == metrics["gamma"] and ranker.features == FEATURES
     assert metrics["out_of_fold"]["dev.json"]["500"] > 0.6  # the bm25 column carries the order
     for key in ("with_statements", "listwise_out_of_fold"):  # each at its own best gamma
         assert metrics[key]["gamma"] in (0.0, 0.25, 0.5, 0.75, 1.0)

@@ -12,7 +12,7 @@ import pytest
 
 from graphmem.nlp import parse
 from graphmem.retrieve.base import Query, SpaceState
-from graphmem.retrieve.fused import candidates
+from graphmem.retrieve.fused import candidates, pipeline
 from graphmem.retrieve.fused.candidates import Pools, gather
 from graphmem.retrieve.fused.features import FEATURES, analyse, candidate_rows, matrix
 from graphmem.retrieve.fused.kinds import question_kind
@@ -62,8 +62,9 @@ def test_each_part_brings_its_own_turns_among_the_candidates() -> None:
                                       embedder=None),  # type: ignore[arg-type]
                           embedder=None, store=None, caches=None)
     pools = Pools(turns=1)
-    whole = gather(ctx, state, table, pools, ("bm25",), split=False)  # type: ignore[arg-type]
-    split = gather(ctx, state, table, pools, ("bm25",))  # type: ignore[arg-type]
+    parts, _ = candidates.asked_of(ctx.query.doc)
+    whole = gather(ctx, state, table, pools, ("bm25",))  # type: ignore[arg-type]
+    split = gather(ctx, state, table, pools, ("bm25",), parts)  # type: ignore[arg-type]
     assert whole.rows() == {0}  # the whole question's best turn: Nike's
     assert split.rows() == {0, 2}  # Gatorade's part brings its own
     assert split.ranks["bm25"][2][0] == 0  # the best of its part's ranking
@@ -105,13 +106,15 @@ def test_the_turns_closest_to_the_kind_join_the_candidates_with_their_closeness(
     query = Query("What instruments does Tim play?", embedder)  # type: ignore[arg-type]
     ctx: Any = SimpleNamespace(query=query, embedder=embedder, store=None, caches=None)
     state = SpaceState("space", len(rows), len(rows), 1, {})
-    signals = gather(ctx, state, table, Pools(turns=1, kind=1), ("vector",))
+    asked = pipeline.question(ctx, table)  # the question analysed once: its kind found
+    assert asked.kind == "instruments" and asked.parts == ()
+    signals = gather(ctx, state, table, Pools(turns=1, kind=1), ("vector",), kind=asked.kind)
     assert signals.kind[0] == (0, pytest.approx(1.0)) and signals.kind[1][1] == 0.0
     assert 0 in signals.ranks["kind"] and set(signals.ranks["kind"]) == {0}
     x = matrix(table, signals, analyse(ctx.query), candidate_rows(table, signals))
     assert x[0, FEATURES.index("kind:closeness")] == pytest.approx(1.0)
     assert x[0, FEATURES.index("kind:depth")] == pytest.approx(1.0)
-    whole = gather(ctx, state, table, Pools(turns=1, kind=1), ("vector",), split=False)
+    whole = gather(ctx, state, table, Pools(turns=1, kind=1), ("vector",))
     assert not whole.kind and "kind" not in whole.ranks
 
 
@@ -124,11 +127,13 @@ def test_the_question_its_parts_and_its_kind_are_embedded_in_one_batch() -> None
             return super().embed(texts)
 
     query = Query("What instruments do Tim or John play?", Counting())  # type: ignore[arg-type]
-    extras = candidates.question_extras(query.doc)
+    ctx: Any = SimpleNamespace(query=query)
+    asked = pipeline.question(ctx, SpaceTurns([]))
+    extras = asked.extras
     assert extras == ("What instruments do Tim play?", "What instruments do John play?",
                       "instruments")
-    vectors = query.embed_with(extras)
     assert calls == [[query.text, *extras]]  # one call for all four
+    vectors = query.embed_with(extras)
     assert query.embedding == [1.0, 0.0] and vectors[2] == [1.0, 0.0]
     assert query.embed_with(extras) == vectors and len(calls) == 1  # kept for the question
 

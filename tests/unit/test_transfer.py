@@ -12,11 +12,13 @@ import pytest
 from graphmem.eval.datasets import Question
 from graphmem.eval.runner import pick
 from graphmem.retrieve.fused.features import FEATURES, MONOTONE, unlearned
+from graphmem.retrieve.fused.pipeline import PackingRule
 from graphmem.retrieve.fused.ranker import from_json, load_ranker
 from graphmem.retrieve.fused.smalltalk import says_nothing
-from graphmem.retrieve.fused.strategy import select
 from graphmem.training import transfer
 from graphmem.training.ranker import Sample, fit, row_weights, train
+
+from helpers import select_lists
 
 NOTHING = ["Hey Kate! How are you doing?", "Doing fine, you?", "haha same", "Good night!",
            "\U0001F602\U0001F602", "Thanks so much!!", "lol", "Bye! Talk to you soon :)",
@@ -46,14 +48,14 @@ def test_the_floor_stops_small_talk_winning_on_its_cost_alone() -> None:
     costs, heads, sessions = [3, 30], [0, 0], ["s", "s"]
     p = np.asarray([0.1, 0.6])
     greeting = np.asarray([True, False])
-    assert [n for n, _ in select(costs, heads, sessions, p, 30, 1.0)] == [0]
-    assert [n for n, _ in select(costs, heads, sessions, p, 30, 1.0, floor=24,
+    assert [n for n, _ in select_lists(costs, heads, sessions, p, 30, 1.0)] == [0]
+    assert [n for n, _ in select_lists(costs, heads, sessions, p, 30, 1.0, floor=24,
                                  quiet=greeting)] == [1]
     # a short reply that says something keeps its low cost
-    assert [n for n, _ in select(costs, heads, sessions, p, 30, 1.0, floor=24,
+    assert [n for n, _ in select_lists(costs, heads, sessions, p, 30, 1.0, floor=24,
                                  quiet=~greeting)] == [0]
     # the floor orders; what is spent is still the line's own cost
-    assert sorted(n for n, _ in select(costs, heads, sessions, p, 33, 1.0, floor=24,
+    assert sorted(n for n, _ in select_lists(costs, heads, sessions, p, 33, 1.0, floor=24,
                                        quiet=greeting)) == [0, 1]
 
 
@@ -90,12 +92,12 @@ def test_each_dataset_is_scored_by_a_model_that_never_saw_it() -> None:
     learned, plain_p = transfer.held_out(samples, fit_part)
     assert sorted(map(sorted, seen)) == [["a"], ["b"]]
     assert all(len(p) == 30 for p in learned) and all(len(p) == 30 for p in plain_p)
-    matrix = transfer.report(samples, learned, 1.0)
+    matrix = transfer.report(samples, learned, PackingRule(gamma=1.0))
     assert set(matrix) == {"a", "b"} and matrix["a"]["questions"] == 24
     # trained on b's signal only, a held out is found by chance: 5 of 30 fit 500 tokens
     assert matrix["a"]["evidence"]["500"] < 0.5
     # the unlearned order (every source's depth) carries both signals
-    assert transfer.report(samples, plain_p, 1.0)["a"]["evidence"]["500"] > 0.6
+    assert transfer.report(samples, plain_p, PackingRule(gamma=1.0))["a"]["evidence"]["500"] > 0.6
     row = matrix["a"]
     for budget in ("500", "1000", "2000", "4000"):
         assert row["evidence"][budget] == row["any_evidence"][budget]  # one evidence turn
@@ -108,28 +110,27 @@ def test_the_blend_weight_and_floor_are_chosen_on_the_held_out_matrix(tmp_path: 
     metrics = train(samples, 2, out, ["a.json", "b.json"], ablate=False)
     held = metrics["leave_one_dataset_out"]
     assert held["blend"] > 0  # the held-out dataset's signal lives in the unlearned order
-    setting = transfer.Setting(**{k: held[k] for k in transfer.Setting._fields})
+    setting = PackingRule(**{k: held[k] for k in PackingRule._fields})
     chosen = held["sweep"][transfer.key(setting)]
     assert chosen >= max(held["sweep"].values()) - 0.05  # within the noise of the best
-    assert chosen > held["sweep"][transfer.key(transfer.Setting(held["gamma"], 0.0,
-                                                                transfer.FLOOR))]
+    assert chosen > held["sweep"][transfer.key(PackingRule(gamma=held["gamma"],
+                                                           floor=transfer.FLOOR))]
     assert held["floor"] == transfer.FLOOR  # a rule; the setting without it is measured
     assert transfer.key(setting._replace(floor=0, window=0, carry=0.0)) in held["sweep"]
-    assert metrics["gamma"] == held["gamma"] == load_ranker(str(out)).gamma
+    assert metrics["gamma"] == held["gamma"] == load_ranker(str(out)).rule.gamma
     assert held["matrix"]["a"]["evidence"]["500"] > held["learned_alone"]["a"]["evidence"]["500"]
     assert set(metrics["out_of_fold_shipped"]) == {"a.json", "b.json"}
     ranker = load_ranker(str(out))
-    assert ranker.blend[0] == held["blend"] and ranker.floor == held["floor"]
-    assert ranker.spread == held["spread"]
+    assert ranker.rule == setting  # the one rule, as chosen and as the file gives it back
     # reply pairs are measured last; these toy questions know no turn before another, so
     # pairing changes nothing and is not taken
     assert transfer.key(setting._replace(pairs=transfer.PAIRS[0])) in held["sweep"]
-    assert held["pairs"] == ranker.pairs == 0
+    assert held["pairs"] == ranker.rule.pairs == 0
     # toy evidence is one random turn: a window over its neighbours is measured, not taken
-    assert (held["window"], held["carry"]) == ranker.window == (0, 0.0)
+    assert (held["window"], held["carry"]) == (ranker.rule.window, ranker.rule.carry) == (0, 0.0)
     x = samples[0].x
-    alone = dataclasses.replace(ranker, blend=(0.0, 0.0, 0.0)).probabilities(x)
-    w, a, b = ranker.blend
+    alone = dataclasses.replace(ranker, rule=ranker.rule._replace(blend=0.0)).probabilities(x)
+    w, (a, b) = ranker.rule.blend, ranker.blend_fit
     expected = (1 - w) * alone + w / (1 + np.exp(-(a * unlearned(x) + b)))
     assert np.allclose(ranker.probabilities(x), expected)
 
@@ -139,12 +140,13 @@ def test_a_ranker_file_with_a_bad_blend_is_refused(tmp_path: Path) -> None:
 
     data = {"kind": "linear", "features": ["bm25:rr"], "mean": [0.0], "scale": [1.0],
             "coef": [1.0], "intercept": 0.0}
-    assert from_json(data).blend == (0.0, 0.0, 0.0)  # a file from before the blend
+    assert from_json(data).rule.blend == 0.0  # a file from before the blend
+    assert from_json(data).blend_fit == (0.0, 0.0)
     with pytest.raises(ConfigurationError, match="blend"):
         from_json({**data, "blend": [1.5, 1.0, 0.0]})
     with pytest.raises(ConfigurationError, match="pairs"):
         from_json({**data, "pairs": -3})
-    assert from_json({**data, "pairs": 16}).pairs == 16
+    assert from_json({**data, "pairs": 16}).rule.pairs == 16
 
 
 def test_a_long_span_weighs_what_a_one_turn_answer_does() -> None:
@@ -185,10 +187,10 @@ def test_a_list_question_spreads_its_turns_over_sessions() -> None:
     costs, heads = [10] * 5, [0] * 5
     sessions = ["s1", "s1", "s1", "s2", "s3"]
     p = np.asarray([0.9, 0.85, 0.8, 0.6, 0.55])
-    assert sorted(n for n, _ in select(costs, heads, sessions, p, 30, 1.0)) == [0, 1, 2]
-    spread = select(costs, heads, sessions, p, 30, 1.0, spread=0.5)
+    assert sorted(n for n, _ in select_lists(costs, heads, sessions, p, 30, 1.0)) == [0, 1, 2]
+    spread = select_lists(costs, heads, sessions, p, 30, 1.0, spread=0.5)
     assert sorted(n for n, _ in spread) == [0, 3, 4]
-    assert select(costs, heads, sessions, p, 30, 1.0, spread=1.0) == select(
+    assert select_lists(costs, heads, sessions, p, 30, 1.0, spread=1.0) == select_lists(
         costs, heads, sessions, p, 30, 1.0)
 
 

@@ -100,16 +100,17 @@ def available(state: SpaceState) -> tuple[str, ...]:
 
 
 def gather(ctx: RetrievalContext, state: SpaceState, table: SpaceTurns, pools: Pools,
-           sources: tuple[str, ...] | None = None, split: bool = True) -> Signals:
-    """Run every available source (or those named) for ``ctx.query``. With ``split``, the
-    space's BM25 and the dense sources held in the client run also for each part of a
-    question about several people or things (:mod:`parts`), a turn keeping its best rank,
-    and a list question's kind is scored against every turn (:mod:`kinds`); both need only
-    the client's vectors, so a space too large to hold them is asked the question whole."""
+           sources: tuple[str, ...] | None = None, parts: tuple[str, ...] = (),
+           kind: str | None = None) -> Signals:
+    """Run every available source (or those named) for ``ctx.query``. The space's BM25 and
+    the dense sources held in the client run also for each of the question's ``parts`` (a
+    question about several people or things, :mod:`parts`), a turn keeping its best rank,
+    and a list question's ``kind`` is scored against every turn (:mod:`kinds`); both need
+    only the client's vectors, so a space too large to hold them is asked the question
+    whole."""
     use = tuple(s for s in available(state) if sources is None or s in sources)
     signals = Signals(sources=use)
     at = table.index.get
-    parts, kind = asked_of(ctx.query.doc) if split else ((), None)
     extra = (*parts, *((kind,) if kind else ()))
     if "bm25" in use:
         with stage("source.bm25", parts=len(parts)):
@@ -140,13 +141,6 @@ def gather(ctx: RetrievalContext, state: SpaceState, table: SpaceTurns, pools: P
 def asked_of(doc: Any) -> tuple[tuple[str, ...], str | None]:
     """A parsed question's parts (:mod:`parts`) and the kind it asks for (:mod:`kinds`)."""
     return question_parts(doc), question_kind(doc)
-
-
-def question_extras(doc: Any) -> tuple[str, ...]:
-    """The texts besides the question that the client's vectors are searched with: each part
-    of a question about several people or things, then the kind a list question asks for."""
-    parts, kind = asked_of(doc)
-    return (*parts, *((kind,) if kind else ()))
 
 
 def _score_held(signals: Signals, held: SpaceVectors, query: np.ndarray, pools: Pools,

@@ -30,6 +30,7 @@ import numpy as np
 
 from graphmem.errors import ConfigurationError
 from graphmem.retrieve.fused.features import FEATURES, unlearned
+from graphmem.retrieve.fused.pipeline import PackingRule, rule_of
 
 SHIPPED = Path(__file__).with_name("fusion_ranker.json")
 # between the models of a tree ranker's average (fits that differ only in their seed)
@@ -42,21 +43,14 @@ def _sigmoid(z: np.ndarray) -> np.ndarray:
 
 @dataclass(frozen=True, kw_only=True)
 class Ranker(ABC):
-    """What both kinds share: the features read, the packing exponent and the metrics."""
+    """What both kinds share: the features read, the packing rule and the metrics."""
 
     features: tuple[str, ...]
-    gamma: float = 0.0  # packing: order by p / tokens ** gamma
-    floor: int = 0  # packing: small talk counts at least this many tokens in that order
-    spread: float = 1.0  # packing, for a question asking for a list: worth x spread per
-    # turn of the same session already shown (1: no spreading)
-    pairs: int = 0  # packing: a reply of at most this many tokens brings the turn it answers
-    # when that costs at most as much (0: never)
-    # (turns, carry): P is mixed with weight carry with the mean P of the candidates at most
-    # that many turns away in the same session (window.along); (0, 0): not at all
-    window: tuple[int, float] = (0, 0.0)
-    # (weight w, slope a, intercept b): P = (1 - w) P_learned + w sigmoid(a u + b), u the
-    # unlearned order (features.unlearned); weight 0 reads the learned P alone
-    blend: tuple[float, float, float] = (0.0, 0.0, 0.0)
+    # how its P become a context (gamma, floor, spread, pairs, window, blend weight)
+    rule: PackingRule = field(default_factory=PackingRule)
+    # (slope a, intercept b) of the unlearned order u: P = (1 - w) P_learned + w sigmoid(a u +
+    # b), w the rule's blend (features.unlearned); weight 0 reads the learned P alone
+    blend_fit: tuple[float, float] = (0.0, 0.0)
     metrics: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -84,15 +78,17 @@ class Ranker(ABC):
         if len(x) == 0:
             return np.zeros(0)
         p = _sigmoid(self.calibrated(self.raw(x[:, self.columns])))
-        weight, slope, intercept = self.blend
+        weight, (slope, intercept) = self.rule.blend, self.blend_fit
         if weight:
             p = (1 - weight) * p + weight * _sigmoid(slope * unlearned(x) + intercept)
         return p
 
     def to_json(self) -> dict[str, Any]:
-        return {"features": list(self.features), "gamma": self.gamma, "floor": self.floor,
-                "spread": self.spread, "pairs": self.pairs, "window": list(self.window),
-                "blend": [round(v, 8) for v in self.blend], "metrics": self.metrics}
+        r = self.rule
+        return {"features": list(self.features), "gamma": r.gamma, "floor": r.floor,
+                "spread": r.spread, "pairs": r.pairs, "window": [r.window, r.carry],
+                "blend": [round(v, 8) for v in (r.blend, *self.blend_fit)],
+                "metrics": self.metrics}
 
     def save(self, path: Path) -> None:
         path.write_text(json.dumps(self.to_json(), indent=1) + "\n")
@@ -159,18 +155,8 @@ def from_json(data: dict[str, Any], folder: Path | None = None) -> Ranker:
         blend = tuple(float(v) for v in data.get("blend", (0.0, 0.0, 0.0)))
         if len(blend) != 3 or not all(map(math.isfinite, blend)) or not 0 <= blend[0] <= 1:
             raise ValueError("the blend is not (weight in [0, 1], slope, intercept)")
-        if not 0 < float(data.get("spread", 1.0)) <= 1:
-            raise ValueError("the spread is not in (0, 1]")
-        if int(data.get("pairs", 0)) < 0:
-            raise ValueError("pairs is negative")
-        turns, carry = data.get("window", (0, 0.0))
-        window = (int(turns), float(carry))
-        if window[0] < 0 or not 0 <= window[1] <= 1:
-            raise ValueError("the window is not (turns >= 0, carry in [0, 1])")
-        common: dict[str, Any] = {"features": features, "gamma": float(data.get("gamma", 0.0)),
-                                  "floor": int(data.get("floor", 0)), "blend": blend,
-                                  "spread": float(data.get("spread", 1.0)),
-                                  "pairs": int(data.get("pairs", 0)), "window": window,
+        common: dict[str, Any] = {"features": features, "rule": rule_of(data),
+                                  "blend_fit": (blend[1], blend[2]),
                                   "metrics": dict(data.get("metrics", {}))}
         n = len(features)
         if data.get("kind", "linear") == "trees":
