@@ -32,7 +32,6 @@ from graphmem.prompts import answer as answer_prompt
 from graphmem.providers.embedder import Embedder, MemoEmbedder, SentenceTransformerEmbedder
 from graphmem.providers.llm import LLM, OpenAICompatibleLLM, TokenUsage
 from graphmem.retrieve.base import Query, RetrievalContext, space_state
-from graphmem.retrieve.packing import pack
 from graphmem.retrieve.ppr import ProjectionCache
 from graphmem.retrieve.registry import get_strategy
 from graphmem.retrieve.space_cache import SpaceCaches
@@ -317,7 +316,7 @@ class Memory(SpaceAdmin):
         with timed() as timings, stage("graphmem.search", space=space, strategy=name,
                                        budget=budget):
             hits = chosen.search(context, space, budget)
-            packed = pack(hits, budget)
+            packed = chosen.pack(hits, budget)
         latency = (time.perf_counter() - began) * 1000
         return SearchResult(question=question, space=space, strategy=name, budget=budget,
                             hits=hits, context=packed.context, context_tokens=packed.tokens,

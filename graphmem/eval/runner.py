@@ -27,7 +27,6 @@ from graphmem.ingest.inputs.loaders import parse_file
 from graphmem.ingest.layers import LAYERS, parse_names
 from graphmem.ingest.writer import IngestReport
 from graphmem.models import ConversationRecord, Hit, SearchResult
-from graphmem.retrieve.packing import pack
 
 Dataset = Literal["locomo", "longmemeval"]
 T = TypeVar("T")
@@ -131,19 +130,18 @@ def _session_key(hit: Hit) -> str | None:
 
 def _score(result: SearchResult, budget: int, question: Question,
            tally: _Tally) -> None:
-    packed = pack(result.hits, budget)
-    chosen = set(packed.included)
+    chosen = set(result.included)  # what the strategy packed for this budget
     included = [hit for hit in result.hits if hit.id in chosen]
-    tally.tokens[budget].append(packed.tokens)
+    tally.tokens[budget].append(result.context_tokens)
     if question.evidence:
-        covered = covered_turns(included, packed.context, question.evidence)
+        covered = covered_turns(included, result.context, question.evidence)
         recall = len(covered) / len(question.evidence)
         tally.recall[budget].append(recall)
         tally.any_evidence[budget].append(1.0 if covered else 0.0)
         tally.by_category[question.category][budget].append(recall)
     words = answer_words(question.answer, question.question)
     if words:
-        tally.answers[budget].append(answer_recall(packed.context, words))
+        tally.answers[budget].append(answer_recall(result.context, words))
     gold_sessions = question.extra.get("answer_sessions")
     if gold_sessions:
         seen = {_session_key(h) for h in included if len(h.source_ids) <= 3}

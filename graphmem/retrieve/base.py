@@ -8,10 +8,10 @@
   candidate pools;
 - :class:`Strategy`: the base class. ``search`` checks that the space holds the layers the
   strategy ``needs`` (a clear error naming the missing layer and the command that adds it),
-  then calls the strategy's own ``retrieve``.
-
-Packing hits into a token budget happens afterwards, the same way for every strategy
-(:mod:`graphmem.retrieve.packing`).
+  then calls the strategy's own ``retrieve``; ``pack`` makes the context of its hits within
+  the budget: the plain packer (:mod:`graphmem.retrieve.packing`, hits in rank order, each
+  that fits) unless the strategy chose its hits for the budget itself and says how they
+  read (`graphmem` does: its hits are the turns its packing chose, in time order).
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ from graphmem.errors import MissingLayerError
 from graphmem.models import Hit
 from graphmem.nlp import parse
 from graphmem.providers.embedder import Embedder
+from graphmem.retrieve.packing import Packed, pack
 from graphmem.retrieve.space_cache import SpaceCaches
 from graphmem.store import GraphStore
 from graphmem.telemetry import stage
@@ -186,6 +187,11 @@ class Strategy(ABC, Generic[C]):
     @abstractmethod
     def retrieve(self, ctx: RetrievalContext, state: SpaceState, budget: int) -> list[Hit]:
         """The strategy itself: ranked hits of ``state.space``."""
+
+    def pack(self, hits: Sequence[Hit], budget: int) -> Packed:
+        """The context ``hits`` make within ``budget`` tokens: by default, in rank order,
+        each hit that still fits."""
+        return pack(hits, budget)
 
     def describe(self) -> dict[str, Any]:
         return {"name": self.name, "needs": list(self.needs), "uses": list(self.uses),

@@ -32,6 +32,7 @@ instead, with a warning (logger ``graphmem``) the first time for each space.
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -44,6 +45,7 @@ from graphmem.retrieve.fused.pipeline import CHANGED, candidates, header, select
 from graphmem.retrieve.fused.ranker import load_ranker
 from graphmem.retrieve.fused.space_index import SpaceTurns, space_turns, tokenize
 from graphmem.retrieve.fused.statements import Statement
+from graphmem.retrieve.packing import Packed, count_tokens, pack
 from graphmem.retrieve.turns import TurnSearch, TurnSearchConfig
 from graphmem.telemetry import stage
 
@@ -117,6 +119,12 @@ class FusedSearch(Strategy[FusedConfig]):
     uses = OPTIONAL_LAYERS
     config_type = FusedConfig
 
+    def pack(self, hits: Sequence[Hit], budget: int) -> Packed:
+        """Its hits are what its own packing chose for ``budget`` (each line and session
+        header counted), in reading order: the context is all of them, as they are."""
+        text = "\n".join(h.text for h in hits)
+        return Packed(text, [h.id for h in hits], count_tokens(text))
+
     def retrieve(self, ctx: RetrievalContext, state: SpaceState, budget: int) -> list[Hit]:
         c = self.config
         limit = ctx.store.settings.client_table_max_turns
@@ -126,7 +134,9 @@ class FusedSearch(Strategy[FusedConfig]):
                 log.warning("space %r holds %d turns, more than GRAPHMEM_CLIENT_TABLE_MAX_TURNS "
                             "(%d): strategy graphmem serves it as `turns` (in Neo4j)",
                             state.space, state.turns, limit)
-            return TurnSearch("turns", TurnSearchConfig()).retrieve(ctx, state, budget)
+            ranked = TurnSearch("turns", TurnSearchConfig()).retrieve(ctx, state, budget)
+            kept = set(pack(ranked, budget).included)  # packed as `turns` packs
+            return [h for h in ranked if h.id in kept]
         ranker = load_ranker(c.model)
         rule = ranker.rule if c.gamma is None else ranker.rule._replace(gamma=c.gamma)
         with stage("table"):
