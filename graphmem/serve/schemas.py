@@ -154,3 +154,11 @@ class CorrectOut(BaseModel):
     @classmethod
     def of(cls, report: CorrectReport) -> CorrectOut:
         return cls(turn_id=report.turn_id, revisions=report.revisions, layers=report.layers)
+
+
+class Deleted(BaseModel):
+    deleted: bool
+
+
+class Refreshed(BaseModel):
+    refreshed: dict[str, list[str]]

@@ -1,0 +1,60 @@
+"""What every REST route depends on: the server's ``Memory`` and metrics (kept on the app's
+state by :func:`graphmem.serve.rest.build_app`), the caller's spaces from its bearer token,
+and graphmem's error format."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Annotated
+
+from fastapi import Depends, Request
+from fastapi.responses import JSONResponse
+from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+
+from graphmem.client import Memory
+from graphmem.errors import InputError
+from graphmem.serve.access import Spaces, spaces_of
+from graphmem.serve.metrics import Metrics
+
+
+class Unauthorised(Exception):
+    """No bearer token, or one the server does not know."""
+
+
+_bearer = HTTPBearer(auto_error=False)
+
+
+def caller(request: Request, credentials: Annotated[HTTPAuthorizationCredentials | None,
+                                                    Depends(_bearer)]) -> Spaces:
+    """The spaces of the request's bearer token (every token is compared, in constant time)."""
+    given = (credentials.credentials if credentials else "").encode()
+    found = spaces_of(request.app.state.tokens, given)
+    if found is None:
+        raise Unauthorised()
+    return found
+
+
+def memory_of(request: Request) -> Memory:
+    return request.app.state.memory  # type: ignore[no-any-return]
+
+
+def metrics_of(request: Request) -> Metrics:
+    return request.app.state.metrics  # type: ignore[no-any-return]
+
+
+Caller = Annotated[Spaces, Depends(caller)]
+Memories = Annotated[Memory, Depends(memory_of)]
+Counted = Annotated[Metrics, Depends(metrics_of)]
+
+
+def error(status: int, kind: str, message: str, field: str | None = None,
+          headers: Mapping[str, str] | None = None) -> JSONResponse:
+    return JSONResponse({"error": {"type": kind, "message": message, "field": field}},
+                        status_code=status, headers=headers)
+
+
+def named(conversation: str | None) -> str:
+    """The conversation a route without it in its path names in the body."""
+    if conversation is None:
+        raise InputError("name the conversation in the body", field="conversation")
+    return conversation

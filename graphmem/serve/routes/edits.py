@@ -1,0 +1,33 @@
+"""Changing what a space holds: forgetting and correcting."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter
+
+from graphmem.serve.deps import Caller, Memories, named
+from graphmem.serve.schemas import CorrectIn, CorrectOut, ForgetIn, ForgetOut
+
+router = APIRouter(prefix="/v1/spaces/{space}")
+
+
+@router.post("/conversations/{conversation}/forget")
+def forget(space: str, conversation: str, body: ForgetIn, who: Caller,
+           memory: Memories) -> ForgetOut:
+    """Forget messages, sessions or (with whole_conversation) the whole conversation; an
+    empty list forgets nothing."""
+    return ForgetOut.of(memory.forget(who.resolve(space), conversation,
+                                      sessions=body.sessions, turns=body.messages,
+                                      whole_conversation=body.whole_conversation))
+
+
+@router.post("/forget")
+def forget_in(space: str, body: ForgetIn, who: Caller, memory: Memories) -> ForgetOut:
+    """The same forget, the conversation named in the body."""
+    return forget(space, named(body.conversation), body, who, memory)
+
+
+@router.post("/corrections")
+def correct(space: str, body: CorrectIn, who: Caller, memory: Memories) -> CorrectOut:
+    """Correct what a stored message says; its conversation's layers are derived again."""
+    return CorrectOut.of(memory.correct(who.resolve(space), body.turn_id, body.text,
+                                        keep_old=body.keep_old))

@@ -1,0 +1,51 @@
+"""Remembering and recalling: messages in, a budgeted context or an answer out."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter
+
+from graphmem.serve.deps import Caller, Counted, Memories, named
+from graphmem.serve.schemas import AddIn, AddOut, AnswerOut, QuestionIn, Refreshed, SearchOut
+
+router = APIRouter(prefix="/v1/spaces/{space}")
+
+
+@router.post("/conversations/{conversation}/messages")
+def add_messages(space: str, conversation: str, body: AddIn, who: Caller, memory: Memories,
+                 metrics: Counted) -> AddOut:
+    """Remember messages; they are searchable when this returns."""
+    report = memory.add_messages(who.resolve(space), conversation,
+                                 [m.message() for m in body.messages], session=body.session)
+    metrics.added(report)
+    return AddOut.of(report)
+
+
+@router.post("/messages")
+def add_messages_to(space: str, body: AddIn, who: Caller, memory: Memories,
+                    metrics: Counted) -> AddOut:
+    """The same, the conversation named in the body (a key holding '/' cannot be a path
+    segment)."""
+    return add_messages(space, named(body.conversation), body, who, memory, metrics)
+
+
+@router.post("/search")
+def search(space: str, body: QuestionIn, who: Caller, memory: Memories,
+           metrics: Counted) -> SearchOut:
+    """The memory context for a question, within a token budget."""
+    result = memory.search(body.question, space=who.resolve(space), strategy=body.strategy,
+                           budget=body.budget)
+    metrics.searched(result.strategy)
+    return SearchOut.of(result)
+
+
+@router.post("/answer")
+def answer(space: str, body: QuestionIn, who: Caller, memory: Memories) -> AnswerOut:
+    """An answer from memory by the server's LLM."""
+    return AnswerOut.of(memory.answer(body.question, space=who.resolve(space),
+                                      strategy=body.strategy, budget=body.budget))
+
+
+@router.post("/refresh")
+def refresh(space: str, who: Caller, memory: Memories) -> Refreshed:
+    """Bring the whole-conversation layers up to date with live messages now."""
+    return Refreshed(refreshed=memory.refresh(who.resolve(space)))

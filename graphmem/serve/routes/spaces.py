@@ -1,0 +1,70 @@
+"""What a space holds: the spaces of a token, conversations, messages, any unit, history."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from fastapi import APIRouter
+
+from graphmem import __version__
+from graphmem.errors import InputError
+from graphmem.models import MessagePage, SpaceChange, StoredConversation, StoredUnit
+from graphmem.serve.deps import Caller, Memories
+from graphmem.serve.schemas import Deleted, SpaceOut
+
+router = APIRouter(prefix="/v1")
+
+
+@router.get("/health")
+def health() -> dict[str, str]:
+    return {"status": "ok", "version": __version__}
+
+
+@router.get("/spaces")
+def spaces(who: Caller, memory: Memories) -> list[SpaceOut]:
+    """The spaces this token may use that hold something."""
+    return SpaceOut.rows(memory.spaces(), who.allowed)
+
+
+@router.delete("/spaces/{space}")
+def delete_space(space: str, who: Caller, memory: Memories) -> Deleted:
+    """Forget everything stored in a space."""
+    return Deleted(deleted=memory.delete_space(who.resolve(space)))
+
+
+@router.get("/spaces/{space}/conversations")
+def conversations(space: str, who: Caller, memory: Memories) -> list[StoredConversation]:
+    """The conversations a space holds: sessions, messages, first and last session."""
+    return memory.conversations(who.resolve(space))
+
+
+@router.get("/spaces/{space}/conversations/{conversation}/messages")
+def messages(space: str, conversation: str, who: Caller, memory: Memories,
+             since: datetime | None = None, limit: int = 100, newest_first: bool = False,
+             cursor: int | None = None) -> MessagePage:
+    """One page of a conversation's messages (``next_cursor`` gives the next page)."""
+    return memory.messages(who.resolve(space), conversation, since=since, limit=limit,
+                           newest_first=newest_first, cursor=cursor)
+
+
+@router.get("/spaces/{space}/messages")
+def messages_of(space: str, conversation: str, who: Caller, memory: Memories,
+                since: datetime | None = None, limit: int = 100, newest_first: bool = False,
+                cursor: int | None = None) -> MessagePage:
+    """The same page, the conversation given as a query parameter."""
+    return messages(space, conversation, who, memory, since, limit, newest_first, cursor)
+
+
+@router.get("/spaces/{space}/units/{unit_id:path}")
+def unit(space: str, unit_id: str, who: Caller, memory: Memories) -> StoredUnit:
+    """Any stored node by its id (URL-encoded), with the turns it comes from."""
+    found = memory.unit(who.resolve(space), unit_id)
+    if found is None:
+        raise InputError(f"space {space!r} holds no unit {unit_id!r}", field="unit_id")
+    return found
+
+
+@router.get("/spaces/{space}/history")
+def history(space: str, who: Caller, memory: Memories, limit: int = 100) -> list[SpaceChange]:
+    """What changed in the space, newest first (kinds and counts, never content)."""
+    return memory.history(who.resolve(space), limit=limit)

@@ -1,0 +1,45 @@
+"""Tools that show what memory holds: spaces, conversations, messages, any unit; and that
+delete a space."""
+
+from __future__ import annotations
+
+from mcp.server import MCPServer
+
+from graphmem.client import Memory
+from graphmem.models import MessagePage, StoredConversation, StoredUnit
+from graphmem.serve.schemas import SpaceOut
+from graphmem.serve.tools.common import Allowed, guard
+
+
+def register(server: MCPServer, memory: Memory, allowed: Allowed) -> None:
+    @server.tool()
+    def list_spaces() -> list[SpaceOut]:
+        """The memory spaces this server serves that hold something."""
+        return guard(lambda: SpaceOut.rows(  # type: ignore[no-any-return]
+            memory.spaces(), allowed().allowed))
+
+    @server.tool()
+    def list_conversations(space: str | None = None) -> list[StoredConversation]:
+        """The conversations memory holds, with their sessions and messages counted."""
+        return guard(lambda: memory.conversations(  # type: ignore[no-any-return]
+            allowed().resolve(space)))
+
+    @server.tool()
+    def list_messages(conversation: str, space: str | None = None, limit: int = 50,
+                      newest_first: bool = False, cursor: int | None = None) -> MessagePage:
+        """One page of a conversation's stored messages; pass next_cursor for the next."""
+        return guard(lambda: memory.messages(  # type: ignore[no-any-return]
+            allowed().resolve(space), conversation, limit=limit, newest_first=newest_first,
+            cursor=cursor))
+
+    @server.tool()
+    def get_unit(id: str, space: str | None = None) -> StoredUnit | None:
+        """Any stored piece of memory by its id (from a search hit or a message), with the
+        messages it comes from."""
+        return guard(lambda: memory.unit(allowed().resolve(space), id))  # type: ignore[no-any-return]
+
+    @server.tool()
+    def delete_space(space: str) -> bool:
+        """Forget everything stored in a space (it must be one this server serves). Returns
+        whether there was anything to forget."""
+        return guard(lambda: memory.delete_space(allowed().resolve(space)))  # type: ignore[no-any-return]
