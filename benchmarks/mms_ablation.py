@@ -20,6 +20,7 @@ from common import LOCOMO, make_parser
 from graphmem.client import Memory
 from graphmem.config import Settings
 from graphmem.eval.runner import EvalOptions, run_retrieval_eval
+from graphmem.ingest.layer import with_options
 from graphmem.retrieve.mms import MMSSearch
 from graphmem.retrieve.registry import RECIPES, Recipe, register
 
@@ -27,14 +28,14 @@ PAPER = "keywords,round,perspectives,episodic"  # the paper's retrieval unit
 # name -> (settings of the segments layer, strategy options); dense search, as in the paper,
 # except the last row
 VARIANTS: dict[str, tuple[dict[str, str], dict[str, Any]]] = {
-    "paper's unit": ({"segments_retrieval": PAPER}, {"bm25": False}),
-    "paper's unit, pair rounds": ({"segments_retrieval": PAPER, "segments_round": "pair"},
+    "paper's unit": ({"retrieval": PAPER}, {"bm25": False}),
+    "paper's unit, pair rounds": ({"retrieval": PAPER, "round": "pair"},
                                   {"bm25": False}),
-    "w/o keywords": ({"segments_retrieval": "round,perspectives,episodic"}, {"bm25": False}),
-    "w/o perspectives": ({"segments_retrieval": "keywords,round,episodic"}, {"bm25": False}),
-    "w/o episodic": ({"segments_retrieval": "keywords,round,perspectives"}, {"bm25": False}),
-    "+ semantic": ({"segments_retrieval": PAPER + ",semantic"}, {"bm25": False}),
-    "round only": ({"segments_retrieval": "round"}, {"bm25": False}),
+    "w/o keywords": ({"retrieval": "round,perspectives,episodic"}, {"bm25": False}),
+    "w/o perspectives": ({"retrieval": "keywords,round,episodic"}, {"bm25": False}),
+    "w/o episodic": ({"retrieval": "keywords,round,perspectives"}, {"bm25": False}),
+    "+ semantic": ({"retrieval": PAPER + ",semantic"}, {"bm25": False}),
+    "round only": ({"retrieval": "round"}, {"bm25": False}),
     "default unit (no keywords, + semantic)": ({}, {"bm25": False}),
     "default unit, dense + BM25 (the default)": ({}, {}),
 }
@@ -58,8 +59,8 @@ def main() -> None:
     budgets = [int(b) for b in args.budgets.split(",")]
     results: dict[str, Any] = {}
     for name, (layer_settings, options) in VARIANTS.items():
-        settings = Settings().model_copy(update={"ingest_layers": "edus,segments",
-                                                 **layer_settings})
+        settings = with_options(Settings().model_copy(update={"ingest_layers": "edus,segments"}),
+                                "segments", **layer_settings)
         recipe = f"mms-ablation-{len(results)}"
         base = RECIPES["mms-turns" if args.turns else "mms"].options
         register(recipe, Recipe(MMSSearch, {**base, **options}, name))

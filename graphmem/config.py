@@ -15,9 +15,6 @@ from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 DEFAULT_HOME = Path.home() / ".graphmem"
-SegmentPart = Literal["keywords", "round", "perspectives", "episodic", "semantic"]  # MMS
-SEGMENT_PARTS: tuple[SegmentPart, ...] = ("keywords", "round", "perspectives", "episodic",
-                                          "semantic")
 
 
 def secret_digest(token: str | bytes) -> str:
@@ -103,43 +100,10 @@ class Settings(BaseSettings):
     live_delay_seconds: float = Field(
         default=1.0, ge=0, description="live messages, background: seconds after a "
         "conversation's last message before its layers are derived (a burst is derived once)")
-    segments_round: Literal["turn", "pair"] = Field(
-        default="turn", description="MMS: a round is one turn, or a turn and its reply")
-    segments_retrieval: str = Field(
-        default="round,perspectives,episodic,semantic",
-        description="MMS: the segments a retrieval unit embeds (of keywords, round, "
-        "perspectives, episodic, semantic; the paper: keywords,round,perspectives,episodic)")
-    segments_context: str = Field(
-        default="keywords,round,perspectives,semantic",
-        description="MMS: the segments a context unit shows")
-
-    scenes_window: int = Field(default=1, ge=0, le=10,
-                               description="CAST: turns either side of a view's central turn")
-    scenes_time_days: float = Field(
-        default=0.0, ge=0, description="CAST: days within which a view is close in time to a "
-        "scene")
-    scenes_topic_threshold: float = Field(
-        default=0.9, ge=-1, le=1,
-        description="CAST: cosine at which a view's topic is close to a scene's")
-    scenes_summary: Literal["central", "first", "all"] = Field(
-        default="first", description="CAST, without an LLM: which turns summarise a scene")
-    scenes_summary_turns: int = Field(default=3, ge=1,
-                                      description="CAST: turns in an extractive summary")
-
-    episodes_model: Path | None = Field(
-        default=None, description="EMA: a MemDecider model file (.npz); unset: the shipped one")
-    episodes_tau: float | None = Field(
-        default=None, ge=0, le=1,
-        description="EMA: admission threshold on the MemDecider score; unset: the model's own")
-    episodes_run: int = Field(default=1, ge=1, le=10,
-                              description="EMA: most consecutive admitted turns in one unit")
-    episodes_links: int = Field(default=3, ge=0, le=20,
-                                description="EMA: most RELATED links per unit")
-    episodes_link_threshold: float = Field(
-        default=0.5, ge=-1, le=1, description="EMA: cosine at which two units may be linked")
-    episodes_reorganise_after: int = Field(
-        default=200, ge=1, description="EMA: new links and updates in a conversation that "
-        "trigger its reorganisation (re-embedding, merging near-duplicates)")
+    layer_options: dict[str, dict[str, Any]] = Field(
+        default_factory=dict, description="layers' own options given in code (or as JSON), by "
+        'layer: {"scenes": {"window": 2}}; each wins over its GRAPHMEM_<LAYER>_<OPTION> '
+        "variable (each layer's options model declares its options: README, docs/extending.md)")
 
     # --- servers (graphmem serve) ---
     rest_tokens: dict[str, list[str]] = Field(
@@ -171,16 +135,6 @@ class Settings(BaseSettings):
     client_vectors_rows: int = Field(
         default=300_000, ge=1, description="vectors the client keeps over all spaces (a "
         "384-d vector takes 1.5 KiB)")
-
-    @field_validator("segments_retrieval", "segments_context")
-    @classmethod
-    def _check_parts(cls, value: str) -> str:
-        names = [n.strip() for n in value.split(",") if n.strip()]
-        unknown = [n for n in names if n not in SEGMENT_PARTS]
-        if unknown or not names:
-            raise ValueError(f"segment parts {unknown or value!r}: choose from "
-                             f"{', '.join(SEGMENT_PARTS)}")
-        return ",".join(n for n in SEGMENT_PARTS if n in names)
 
     @field_validator("rest_tokens", mode="before")
     @classmethod

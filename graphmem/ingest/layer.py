@@ -17,6 +17,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Generic, Literal, TypeVar
 
+from pydantic import ValidationError
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from graphmem.config import Settings
@@ -31,13 +32,20 @@ P = TypeVar("P")
 
 
 class LayerOptions(BaseSettings):
-    """A layer's options, its ``GRAPHMEM_<LAYER>_<OPTION>`` variables, as a model the layer
-    declares (:attr:`Layer.options_model`). graphmem's own layers keep theirs as fields of
-    :class:`~graphmem.config.Settings` too (``scenes_window`` is ``GRAPHMEM_SCENES_WINDOW``),
-    so one settings object, or a changed copy of it, still configures everything; a plug-in's
-    options are read from the environment (and ``.env``) under its prefix."""
+    """A layer's options, as a model the layer declares (:attr:`Layer.options_model`) with
+    each option's default, bounds and description: the one place an option is declared.
+    Each is read from ``GRAPHMEM_<LAYER>_<OPTION>`` (``scenes`` window:
+    ``GRAPHMEM_SCENES_WINDOW``; ``.env`` too), unless code gives it in
+    ``Settings.layer_options`` (:func:`with_options`), which wins."""
 
     model_config = SettingsConfigDict(env_file=".env", extra="ignore", frozen=True)
+
+
+def with_options(settings: Settings, layer: str, **values: Any) -> Settings:
+    """``settings`` with ``values`` given to ``layer``'s options (over its variables)."""
+    given = {**settings.layer_options, layer: {**settings.layer_options.get(layer, {}),
+                                                **values}}
+    return settings.model_copy(update={"layer_options": given})
 
 
 @dataclass(frozen=True)
@@ -114,17 +122,24 @@ class Layer(ABC, Generic[P]):
         self.context = context
 
     @classmethod
-    def read_options(cls, settings: Settings | None) -> LayerOptions:
-        """The layer's options: for each option, the ``Settings`` field ``<name>_<option>``
-        when there is one (graphmem's own layers), else ``GRAPHMEM_<NAME>_<OPTION>`` from the
-        environment, else its default."""
-        given: dict[str, Any] = {}
-        if settings is not None:
-            for option in cls.options_model.model_fields:
-                if f"{cls.name}_{option}" in type(settings).model_fields:
-                    given[option] = getattr(settings, f"{cls.name}_{option}")
-        return cls.options_model(  # type: ignore[call-arg]  # pydantic-settings init option
-            _env_prefix=f"GRAPHMEM_{cls.name.upper()}_", **given)
+    def read_options(cls, settings: Settings | None) -> Any:
+        """The layer's options (an instance of its ``options_model``): for each option, what
+        ``settings.layer_options`` gives it, else ``GRAPHMEM_<NAME>_<OPTION>``, else its
+        default. A bad value is a configuration error naming the variable."""
+        given = dict(settings.layer_options.get(cls.name, {})) if settings is not None else {}
+        unknown = sorted(set(given) - set(cls.options_model.model_fields))
+        if unknown:
+            raise ConfigurationError(
+                f"layer {cls.name!r} has no option {', '.join(map(repr, unknown))}; its "
+                f"options: {', '.join(cls.options_model.model_fields) or 'none'}")
+        try:
+            return cls.options_model(  # type: ignore[call-arg]  # pydantic-settings option
+                _env_prefix=f"GRAPHMEM_{cls.name.upper()}_", **given)
+        except ValidationError as exc:
+            problems = "; ".join(
+                f"GRAPHMEM_{cls.name.upper()}_{'_'.join(map(str, e['loc'])).upper()}: "
+                f"{e['msg']}" for e in exc.errors())
+            raise ConfigurationError(f"layer {cls.name!r} options: {problems}") from None
 
     @classmethod
     def fingerprint(cls, settings: Settings) -> str:

@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from graphmem.client import Memory
+from graphmem.ingest.layer import with_options
 from graphmem.retrieve.base import Query, RetrievalContext, space_state
 from graphmem.retrieve.registry import get_strategy
 
@@ -17,8 +18,9 @@ EMA = DATA / "ema_conversation.json"
 
 
 def with_episodes(memory: Memory, **options: Any) -> Memory:
-    update = {"ingest_layers": "episodes", **{f"episodes_{k}": v for k, v in options.items()}}
-    return Memory(memory.settings.model_copy(update=update), store=memory.store,
+    """A client writing episodic units, with the episodes layer's ``options``."""
+    settings = memory.settings.model_copy(update={"ingest_layers": "episodes"})
+    return Memory(with_options(settings, "episodes", **options), store=memory.store,
                   embedder=memory.embedder)
 
 

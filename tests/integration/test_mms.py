@@ -7,14 +7,16 @@ from __future__ import annotations
 from typing import Any
 
 from graphmem.client import Memory
+from graphmem.ingest.layer import with_options
 from graphmem.store import GraphStore
 
 from helpers import SAMPLE, query_rows
 
 
-def with_segments(memory: Memory, **settings: Any) -> Memory:
-    update = {"ingest_layers": "edus,segments", **settings}
-    return Memory(memory.settings.model_copy(update=update), store=memory.store,
+def with_segments(memory: Memory, **options: Any) -> Memory:
+    """A client writing EDUs and MMS units, with the segments layer's ``options``."""
+    settings = memory.settings.model_copy(update={"ingest_layers": "edus,segments"})
+    return Memory(with_options(settings, "segments", **options), store=memory.store,
                   embedder=memory.embedder)
 
 
@@ -48,7 +50,7 @@ def test_one_retrieval_unit_per_context_unit_both_from_the_rounds_turns(
 
 
 def test_rounds_of_a_turn_and_its_reply(memory: Memory, space: str) -> None:
-    with_segments(memory, segments_round="pair").ingest(SAMPLE, space=space)
+    with_segments(memory, round="pair").ingest(SAMPLE, space=space)
     found = units(memory.store, space)
     assert sum(len(u["ids"]) for u in found) == 17
     assert all(1 <= len(u["ids"]) <= 2 for u in found) and len(found) == 9  # sessions 6+6+5

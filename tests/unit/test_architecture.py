@@ -11,7 +11,8 @@ import pytest
 from graphmem import cypher
 from graphmem.config import Settings
 from graphmem.ingest.edits import STATEMENTS as FORGET_STATEMENTS
-from graphmem.ingest.layers import LAYERS, run_order, with_needs
+from graphmem.ingest.layer import with_options
+from graphmem.ingest.layers import LAYERS
 from graphmem.ingest.live import STATEMENTS as LIVE_STATEMENTS
 from graphmem.retrieve.registry import RECIPES
 
@@ -208,38 +209,22 @@ def test_every_ingest_statement_belongs_to_a_layer() -> None:
 
 
 @pytest.mark.parametrize("name", sorted(LAYERS))
-def test_a_layer_declares_its_options_as_settings_name_them(name: str) -> None:
-    """A built-in layer's options model and the ``Settings`` fields of its prefix are the same
-    options, with the same defaults: GRAPHMEM_<LAYER>_* means one thing."""
-    layer, settings = LAYERS[name], Settings()
-    fields = {f.removeprefix(f"{name}_") for f in Settings.model_fields
-              if f.startswith(f"{name}_")}
-    assert set(layer.options_model.model_fields) == fields
-    read = layer.read_options(settings)
-    assert read.model_dump() == layer.read_options(None).model_dump()  # the same defaults
-    assert {o: getattr(read, o) for o in fields} == {
-        o: getattr(settings, f"{name}_{o}") for o in fields}
+def test_a_layers_options_are_declared_once_in_its_options_model(name: str) -> None:
+    """Every option of a built-in layer is a field of its options model, with a description;
+    ``Settings`` declares none of them again (GRAPHMEM_<LAYER>_* is read by the model)."""
+    layer = LAYERS[name]
+    assert not [f for f in Settings.model_fields if f.startswith(f"{name}_")]
+    for option, info in layer.options_model.model_fields.items():
+        assert info.description, f"{name}.{option} has no description"
+    assert layer.read_options(None).model_dump() == layer.read_options(Settings()).model_dump()
 
 
-def test_layer_options_come_from_settings_then_the_environment(
+def test_layer_options_come_from_code_then_the_environment(
         monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("GRAPHMEM_SCENES_WINDOW", "5")
     scenes = LAYERS["scenes"]
-    assert scenes.read_options(None).model_dump()["window"] == 5
-    given = Settings().model_copy(update={"scenes_window": 3})
-    assert scenes.read_options(given).model_dump()["window"] == 3
-
-
-@pytest.mark.parametrize("name", sorted(RECIPES))
-def test_strategies_need_known_layers(name: str) -> None:
-    strategy = RECIPES[name].strategy
-    assert "turns" in strategy.needs and set(strategy.needs) <= set(LAYERS)
-    assert RECIPES[name].about
-
-
-def test_layers_run_after_what_they_need() -> None:
-    assert with_needs(["events", "edus"]) == ["turns", "edus", "events"]
-    assert run_order("events") == ["turns", "events"]
-    # a layer the space holds already is read, not recomputed, unless it is asked for
-    assert run_order("events", present=["turns"]) == ["events"]
-    assert run_order("turns,events", present=["turns"]) == ["turns", "events"]
+    assert scenes.read_options(None).window == 5
+    assert scenes.read_options(with_options(Settings(), "scenes", window=3)).window == 3
+    assert [n for n in LAYERS if LAYERS[n].options_model.model_fields] == [
+        "segments", "scenes", "episodes"]  # the fourteen options, in three models
+    assert sum(len(LAYERS[n].options_model.model_fields) for n in LAYERS) == 14

@@ -119,11 +119,12 @@ def test_the_threshold_maximises_the_step_reward() -> None:
 
 def test_a_retrained_model_changes_the_layer_fingerprint(tmp_path: Path) -> None:
     from graphmem.config import Settings
+    from graphmem.ingest.layer import with_options
     from graphmem.ingest.layers.episodes.layer import EpisodeLayer
 
     copy = tmp_path / "model.npz"
     copy.write_bytes(MODEL_PATH.read_bytes())
-    settings = Settings(episodes_model=copy)
+    settings = with_options(Settings(), "episodes", model=copy)
     first = EpisodeLayer.fingerprint(settings)
     assert first == EpisodeLayer.fingerprint(Settings())  # same bytes, same fingerprint
     copy.write_bytes(MODEL_PATH.read_bytes() + b"\0")

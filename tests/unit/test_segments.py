@@ -7,9 +7,11 @@ from datetime import datetime
 from typing import Any
 
 import pytest
-from pydantic import ValidationError
 
 from graphmem.config import Settings
+from graphmem.errors import ConfigurationError
+from graphmem.ingest.layer import with_options
+from graphmem.ingest.layers.segments.layer import SegmentLayer
 from graphmem.ingest.layers.segments.perspectives import perspectives
 from graphmem.ingest.layers.segments.units import (
     SegmentConfig,
@@ -95,14 +97,18 @@ def test_units_compose_the_parts_chosen() -> None:
     assert "Keywords" not in without and "Perspectives" not in without
 
 
-def test_settings_choose_parts_and_reject_unknown_ones() -> None:
-    chosen = Settings(segments_retrieval="episodic, round", segments_round="pair")
-    config = SegmentConfig.from_settings(chosen)
+def test_options_choose_parts_and_reject_unknown_ones(monkeypatch: pytest.MonkeyPatch) -> None:
+    chosen = with_options(Settings(), "segments", retrieval="episodic, round", round="pair")
+    config = SegmentConfig.of(SegmentLayer.read_options(chosen))
     assert config.retrieval == ("round", "episodic") and config.round_turns == 2
-    with pytest.raises(ValidationError, match="segment parts"):
-        Settings(segments_context="round,summary")
-    with pytest.raises(ValidationError):
-        Settings(segments_round="session")
+    with pytest.raises(ConfigurationError, match=r"GRAPHMEM_SEGMENTS_CONTEXT: .*segment parts"):
+        SegmentLayer.read_options(with_options(Settings(), "segments", context="round,summary"))
+    with pytest.raises(ConfigurationError, match="GRAPHMEM_SEGMENTS_ROUND"):
+        SegmentLayer.read_options(with_options(Settings(), "segments", round="session"))
+    with pytest.raises(ConfigurationError, match="no option 'rounds'"):
+        SegmentLayer.read_options(with_options(Settings(), "segments", rounds="pair"))
+    monkeypatch.setenv("GRAPHMEM_SEGMENTS_ROUND", "pair")  # the variable, as before
+    assert SegmentConfig.of(SegmentLayer.read_options(Settings())).round_turns == 2
 
 
 def test_the_llm_writes_segments_and_a_bad_reply_leaves_the_rules() -> None:
@@ -131,10 +137,10 @@ def test_eval_spaces_are_keyed_by_the_options_of_the_layers_in_use(tmp_path: Any
     data = tmp_path / "d.json"
     data.write_text("[]")
 
-    def prefix(**settings: Any) -> str:
-        memory = SimpleNamespace(settings=Settings(**settings),
-                                 embedder=SimpleNamespace(name="e"))
+    def prefix(round: str = "turn", **settings: Any) -> str:
+        chosen = with_options(Settings(**settings), "segments", round=round)
+        memory = SimpleNamespace(settings=chosen, embedder=SimpleNamespace(name="e"))
         return space_prefix("locomo", data, memory)  # type: ignore[arg-type]
 
-    assert prefix() != prefix(segments_round="pair")  # segments is a default layer
-    assert prefix(ingest_layers="edus") == prefix(ingest_layers="edus", segments_round="pair")
+    assert prefix() != prefix(round="pair")  # segments is a default layer
+    assert prefix(ingest_layers="edus") == prefix(ingest_layers="edus", round="pair")

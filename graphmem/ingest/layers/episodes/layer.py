@@ -29,7 +29,7 @@ import numpy as np
 from graphmem.config import Settings
 from graphmem.ids import part, session_id
 from graphmem.ingest.embedding_rows import changed, embedding_rows
-from graphmem.ingest.layer import Job, Layer, LayerContext, LayerOptions, LayerResult
+from graphmem.ingest.layer import Job, Layer, LayerContext, LayerResult
 from graphmem.ingest.layers.episodes.memdecider import (
     MODEL_PATH,
     TurnText,
@@ -39,6 +39,7 @@ from graphmem.ingest.layers.episodes.memdecider import (
 )
 from graphmem.ingest.layers.episodes.units import (
     EpisodeConfig,
+    EpisodeOptions,
     Unit,
     build_units,
     duplicates,
@@ -67,17 +68,6 @@ class EpisodePayload:
     fallbacks: list[str] = field(default_factory=list)
 
 
-class EpisodeOptions(LayerOptions):
-    """GRAPHMEM_EPISODES_*: see the ``episodes_*`` fields of Settings."""
-
-    model: Path | None = None
-    tau: float | None = None
-    run: int = 1
-    links: int = 3
-    link_threshold: float = 0.5
-    reorganise_after: int = 200
-
-
 class EpisodeLayer(Layer[EpisodePayload]):
     name = "episodes"
     needs = ("turns",)
@@ -89,7 +79,7 @@ class EpisodeLayer(Layer[EpisodePayload]):
 
     def __init__(self, context: LayerContext, config: EpisodeConfig | None = None) -> None:
         super().__init__(context)
-        self.config = config or EpisodeConfig.from_settings(context.settings)
+        self.config = config or EpisodeConfig.of(self.read_options(context.settings))
         self.model = load_memdecider(model_path(context.settings))
         self.tau = self.model.tau if self.config.tau is None else self.config.tau
 
@@ -220,7 +210,8 @@ class EpisodeLayer(Layer[EpisodePayload]):
 
 
 def model_path(settings: Settings | None) -> Path:
-    return Path(settings.episodes_model) if settings and settings.episodes_model else MODEL_PATH
+    chosen = EpisodeLayer.read_options(settings).model
+    return Path(chosen) if chosen else MODEL_PATH
 
 
 def _title(unit: Unit) -> str:

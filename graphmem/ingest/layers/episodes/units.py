@@ -24,11 +24,13 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from datetime import datetime
+from pathlib import Path
 from typing import Any
 
 import numpy as np
+from pydantic import Field
 
-from graphmem.config import Settings
+from graphmem.ingest.layer import LayerOptions
 from graphmem.text import arguments_of, display_name, turn_line
 
 HEDGES = re.compile(r"\b(maybe|might|perhaps|probably|possibly|i think|i guess|not sure|"
@@ -41,6 +43,23 @@ _TIME_UNITS = {"year", "month", "week", "day", "hour", "minute", "second", "time
                "weekend", "morning", "evening"}
 _SLOT_VERBS = {"work": "job", "hire": "job", "employ": "job", "live": "home", "move": "home",
                "relocate": "home"}
+
+
+class EpisodeOptions(LayerOptions):
+    """The episodes layer's options, GRAPHMEM_EPISODES_*."""
+
+    model: Path | None = Field(
+        default=None, description="EMA: a MemDecider model file (.npz); unset: the shipped one")
+    tau: float | None = Field(default=None, ge=0, le=1, description="EMA: admission threshold "
+                              "on the MemDecider score; unset: the model's own")
+    run: int = Field(default=1, ge=1, le=10,
+                     description="EMA: most consecutive admitted turns in one unit")
+    links: int = Field(default=3, ge=0, le=20, description="EMA: most RELATED links per unit")
+    link_threshold: float = Field(default=0.5, ge=-1, le=1, description="EMA: cosine at which "
+                                  "two units may be linked")
+    reorganise_after: int = Field(default=200, ge=1, description="EMA: new links and updates "
+                                  "in a conversation that trigger its reorganisation "
+                                  "(re-embedding, merging near-duplicates)")
 
 
 @dataclass(frozen=True)
@@ -57,13 +76,10 @@ class EpisodeConfig:
     reorganise_after: int = 200
 
     @classmethod
-    def from_settings(cls, settings: Settings | None) -> EpisodeConfig:
-        if settings is None:
-            return cls()
-        return cls(tau=settings.episodes_tau, run=settings.episodes_run,
-                   links=settings.episodes_links,
-                   link_threshold=settings.episodes_link_threshold,
-                   reorganise_after=settings.episodes_reorganise_after)
+    def of(cls, options: EpisodeOptions) -> EpisodeConfig:
+        return cls(tau=options.tau, run=options.run, links=options.links,
+                   link_threshold=options.link_threshold,
+                   reorganise_after=options.reorganise_after)
 
 
 @dataclass

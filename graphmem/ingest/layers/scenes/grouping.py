@@ -27,14 +27,31 @@ from datetime import datetime
 from typing import Literal
 
 import numpy as np
+from pydantic import Field
 
-from graphmem.config import Settings
+from graphmem.ingest.layer import LayerOptions
 from graphmem.ingest.layers.scenes.views import View
 from graphmem.models import TurnRecord
 from graphmem.text import character_key, display_name, format_date, place_key, turn_line
 
 PLACE_SCORE = 85.0
 SummaryKind = Literal["central", "first", "all"]
+
+
+class SceneOptions(LayerOptions):
+    """The scenes layer's options, GRAPHMEM_SCENES_* (defaults chosen on LoCoMo dev:
+    benchmarks/cast_sweep.py, docs/results-cast.md)."""
+
+    window: int = Field(default=1, ge=0, le=10,
+                        description="CAST: turns either side of a view's central turn")
+    time_days: float = Field(default=0.0, ge=0, description="CAST: days within which a view "
+                             "is close in time to a scene")
+    topic_threshold: float = Field(default=0.9, ge=-1, le=1, description="CAST: cosine at "
+                                   "which a view's topic is close to a scene's")
+    summary: SummaryKind = Field(default="first", description="CAST, without an LLM: which "
+                                 "turns summarise a scene")
+    summary_turns: int = Field(default=3, ge=1,
+                               description="CAST: turns in an extractive summary")
 
 
 @dataclass(frozen=True)
@@ -47,12 +64,9 @@ class SceneConfig:
     summary_turns: int = 3
 
     @classmethod
-    def from_settings(cls, settings: Settings | None) -> SceneConfig:
-        if settings is None:
-            return cls()
-        return cls(settings.scenes_window, settings.scenes_time_days,
-                   settings.scenes_topic_threshold, settings.scenes_summary,
-                   settings.scenes_summary_turns)
+    def of(cls, options: SceneOptions) -> SceneConfig:
+        return cls(options.window, options.time_days, options.topic_threshold,
+                   options.summary, options.summary_turns)
 
 
 @dataclass

@@ -16,16 +16,17 @@ only scenes and profiles whose text changed.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any
 
 import numpy as np
 
 from graphmem.ids import part, speaker_id
 from graphmem.ingest.embedding_rows import changed, embedding_rows
-from graphmem.ingest.layer import Job, Layer, LayerContext, LayerOptions, LayerResult
+from graphmem.ingest.layer import Job, Layer, LayerContext, LayerResult
 from graphmem.ingest.layers.scenes.grouping import (
     Scene,
     SceneConfig,
+    SceneOptions,
     aggregate,
     header,
     profile,
@@ -54,16 +55,6 @@ class ScenePayload:
     fallbacks: list[str] = field(default_factory=list)
 
 
-class SceneOptions(LayerOptions):
-    """GRAPHMEM_SCENES_*: see the ``scenes_*`` fields of Settings."""
-
-    window: int = 1
-    time_days: float = 0.0
-    topic_threshold: float = 0.9
-    summary: Literal["central", "first", "all"] = "first"
-    summary_turns: int = 3
-
-
 class SceneLayer(Layer[ScenePayload]):
     name = "scenes"
     needs = ("turns",)
@@ -75,7 +66,7 @@ class SceneLayer(Layer[ScenePayload]):
 
     def __init__(self, context: LayerContext, config: SceneConfig | None = None) -> None:
         super().__init__(context)
-        self.config = config or SceneConfig.from_settings(context.settings)
+        self.config = config or SceneConfig.of(self.read_options(context.settings))
 
     def prepare(self, job: Job) -> ScenePayload:
         space, conv, cid = job.space, job.conversation, job.conversation_id

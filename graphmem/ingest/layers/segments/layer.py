@@ -11,15 +11,16 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any
 
 from graphmem.ids import conversation_id, part, session_id
 from graphmem.ingest.embedding_rows import changed, embedding_rows
-from graphmem.ingest.layer import Job, Layer, LayerContext, LayerOptions, LayerResult
+from graphmem.ingest.layer import Job, Layer, LayerContext, LayerResult
 from graphmem.ingest.layers.edus import Edus
 from graphmem.ingest.layers.segments.units import (
     Round,
     SegmentConfig,
+    SegmentOptions,
     Segments,
     compose,
     llm_segments,
@@ -46,14 +47,6 @@ class SegmentPayload:
     fallbacks: list[str] = field(default_factory=list)
 
 
-class SegmentOptions(LayerOptions):
-    """GRAPHMEM_SEGMENTS_*: see the ``segments_*`` fields of Settings."""
-
-    round: Literal["turn", "pair"] = "turn"
-    retrieval: str = "round,perspectives,episodic,semantic"
-    context: str = "keywords,round,perspectives,semantic"
-
-
 class SegmentLayer(Layer[SegmentPayload]):
     name = "segments"
     needs = ("turns", "edus")
@@ -65,7 +58,7 @@ class SegmentLayer(Layer[SegmentPayload]):
 
     def __init__(self, context: LayerContext, config: SegmentConfig | None = None) -> None:
         super().__init__(context)
-        self.config = config or SegmentConfig.from_settings(context.settings)
+        self.config = config or SegmentConfig.of(self.read_options(context.settings))
 
     def prepare(self, job: Job) -> SegmentPayload:
         space, conv = job.space, job.conversation

@@ -29,7 +29,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from graphmem.config import SEGMENT_PARTS, SegmentPart, Settings
+from pydantic import Field, field_validator
+
+from graphmem.ingest.layer import LayerOptions
 from graphmem.ingest.layers.segments.perspectives import perspectives
 from graphmem.models import SessionRecord, TurnRecord
 from graphmem.nlp import parse
@@ -37,8 +39,31 @@ from graphmem.prompts import memory_segments
 from graphmem.providers.llm import LLM
 from graphmem.text import arguments_of, display_name, format_date, turn_line
 
-Part = SegmentPart
-PARTS: tuple[Part, ...] = SEGMENT_PARTS
+Part = Literal["keywords", "round", "perspectives", "episodic", "semantic"]
+PARTS: tuple[Part, ...] = ("keywords", "round", "perspectives", "episodic", "semantic")
+
+
+class SegmentOptions(LayerOptions):
+    """The segments layer's options, GRAPHMEM_SEGMENTS_*."""
+
+    round: Literal["turn", "pair"] = Field(
+        default="turn", description="MMS: a round is one turn, or a turn and its reply")
+    retrieval: str = Field(
+        default="round,perspectives,episodic,semantic",
+        description="MMS: the segments a retrieval unit embeds (of keywords, round, "
+        "perspectives, episodic, semantic; the paper: keywords,round,perspectives,episodic)")
+    context: str = Field(default="keywords,round,perspectives,semantic",
+                         description="MMS: the segments a context unit shows")
+
+    @field_validator("retrieval", "context")
+    @classmethod
+    def _check_parts(cls, value: str) -> str:
+        names = [n.strip() for n in value.split(",") if n.strip()]
+        unknown = [n for n in names if n not in PARTS]
+        if unknown or not names:
+            raise ValueError(f"segment parts {unknown or value!r}: choose from "
+                             f"{', '.join(PARTS)}")
+        return ",".join(n for n in PARTS if n in names)
 MAX_KEYWORDS = 12
 FILLERS = {"so", "well", "oh", "yeah", "yes", "wow", "hey", "hi", "thanks", "btw", "anyway",
            "haha", "lol", "ok", "okay", "also", "and", "but", "actually", "honestly", "um"}
@@ -55,15 +80,13 @@ class SegmentConfig:
     context: tuple[Part, ...] = ("keywords", "round", "perspectives", "semantic")
 
     @classmethod
-    def from_settings(cls, settings: Settings | None) -> SegmentConfig:
-        if settings is None:
-            return cls()
-        return cls(1 if settings.segments_round == "turn" else 2,
-                   parse_parts(settings.segments_retrieval), parse_parts(settings.segments_context))
+    def of(cls, options: SegmentOptions) -> SegmentConfig:
+        return cls(1 if options.round == "turn" else 2, parse_parts(options.retrieval),
+                   parse_parts(options.context))
 
 
 def parse_parts(spec: str) -> tuple[Part, ...]:
-    """Parts named in ``spec`` (checked by Settings), in the one order units are written."""
+    """Parts named in ``spec`` (checked by the options), in the one order units are written."""
     names = {n.strip() for n in spec.split(",")}
     return tuple(n for n in PARTS if n in names)
 
