@@ -201,6 +201,7 @@ def test_bad_messages_name_the_place_and_write_nothing(memory: Memory, space: st
     with pytest.raises(InputError) as caught:
         memory.add_messages(space, "c", messages)
     assert caught.value.field == field
+    assert str(caught.value).startswith(f"field {field}: ")  # no file, no record: none read
     rows = query_rows(memory.store, "MATCH (t:Turn {space: $s}) RETURN t.text AS text",
                       s=space)
     assert rows == [{"text": "Stored before."}]
