@@ -1,13 +1,11 @@
-"""One test per file under cypher/: each statement runs on the real Neo4j as written, with
-parameters only, and does what its comment says. A new file without a case here fails."""
+"""The files under cypher/ingest/, one case each: the statement runs on the real Neo4j as
+written, with parameters only, and does what its comment says."""
 
 from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable
 from datetime import datetime
-from typing import Any
 
 import numpy as np
 import pytest
@@ -15,42 +13,25 @@ import pytest
 from graphmem import cypher
 from graphmem.client import Memory
 from graphmem.ids import conversation_id, session_id, speaker_id, turn_id
-from graphmem.store import GraphStore, Tx
+from graphmem.store import GraphStore
 
+from cypher_support import (
+    KEY,
+    Case,
+    _edu_rows,
+    _episode,
+    _episodes,
+    _events,
+    _scenes,
+    _units,
+    foreign,
+    registrar,
+    vector,
+)
 from helpers import SAMPLE, query_rows
 
-Case = Callable[[GraphStore, str, Memory], None]
 CASES: dict[str, Case] = {}
-KEY = "maya-jonas"
-
-
-def case(name: str) -> Callable[[Case], Case]:
-    def register(func: Case) -> Case:
-        CASES[name] = func
-        return func
-
-    return register
-
-
-def vector(memory: Memory, text: str) -> list[float]:
-    return memory.embedder.embed([text])[0].tolist()  # type: ignore[no-any-return]
-
-
-def _schema_file(name: str) -> Case:
-    def check(store: GraphStore, space: str, memory: Memory) -> None:
-        with store.driver.session(database=store.database) as session:
-            for statement in cypher.statements(name):
-                summary = session.run(statement,  # type: ignore[arg-type]
-                                      dimensions=384).consume()
-                assert summary.counters.indexes_added == 0  # already there: a no-op
-                assert summary.counters.constraints_added == 0
-
-    return check
-
-
-for _name in ("schema/constraints", "schema/range_indexes", "schema/fulltext_indexes",
-              "schema/vector_indexes"):
-    CASES[_name] = _schema_file(_name)
+case = registrar(CASES)
 
 
 @case("ingest/merge_conversation")
@@ -106,46 +87,6 @@ def _link(store: GraphStore, space: str, memory: Memory) -> None:
     assert store.write("ingest/link_turns", space=space, conversation_id=cid) == [{"links": 16}]
     [row] = store.read("admin/turn_neighbours", space=space, conversation_id=cid)
     assert row["chain"][:3] == ["s1:1", "s1:2", "s1:3"] and len(row["chain"]) == 17
-
-
-@case("retrieve/turns_rrf")
-def _rrf(store: GraphStore, space: str, memory: Memory) -> None:
-    rows = store.read("retrieve/turns_rrf", space=space, query="pottery class",
-                      embedding=vector(memory, "pottery class"), k=5, candidates=20_000,
-                      exact=False, rrf_k=60)
-    assert rows[0]["source_id"] == "s1:1"
-    assert rows[0]["score"] == pytest.approx(2 / 61)  # first in both lists
-
-
-@case("retrieve/turns_fulltext")
-def _fulltext(store: GraphStore, space: str, memory: Memory) -> None:
-    rows = store.read("retrieve/turns_fulltext", space=space, query="kiln", k=5)
-    assert [r["source_id"] for r in rows] == ["s3:3"]
-
-
-@case("retrieve/turns_vector")
-def _vector(store: GraphStore, space: str, memory: Memory) -> None:
-    for exact in (False, True):  # the index, or a scan of the space: the same nearest turns
-        rows = store.read("retrieve/turns_vector", space=space, k=3, candidates=20_000,
-                          exact=exact, embedding=vector(memory, "a rescued racing dog"))
-        assert len(rows) == 3 and rows[0]["source_id"] == "s2:1"
-
-
-@case("admin/space_state")
-def _space_state(store: GraphStore, space: str, memory: Memory) -> None:
-    [row] = store.read("admin/space_state", space=space, layers=["turns", "edus", "nothing"])
-    assert row["in_space"] == 17 and row["in_database"] >= 17 and row["sessions"] == 3
-    assert isinstance(row["revision"], str) and len(row["revision"]) == 36  # a UUID
-    assert row["layers"] == [{"layer": "turns", "missing": 0}, {"layer": "edus", "missing": 0},
-                             {"layer": "nothing", "missing": 3}]
-    [empty] = store.read("admin/space_state", space=space + "-none", layers=["turns"])
-    assert (empty["revision"], empty["in_space"], empty["sessions"], empty["layers"]) == (
-        None, 0, 0, [{"layer": "turns", "missing": 0}])
-    # a database without a single turn still gives its row (a fresh database does that)
-    no_turns = cypher.load("admin/space_state").replace(":Turn", ":NoTurnHasThisLabel")
-    assert query_rows(store, no_turns, space=space, layers=[]) == [
-        {"revision": row["revision"], "in_space": 0, "in_database": 0, "sessions": 3,
-         "layers": []}]
 
 
 @case("ingest/mark_layers")
@@ -233,80 +174,6 @@ def _conversation_edus(store: GraphStore, space: str, memory: Memory) -> None:
                       conversation_id=conversation_id(space, KEY)) == []
 
 
-@case("admin/vector_indexes")
-def _vector_indexes(store: GraphStore, space: str, memory: Memory) -> None:
-    rows = store.read("admin/vector_indexes")
-    assert {r["name"]: r["dimensions"] for r in rows} == {
-        name: 384 for name in ("argument_embedding", "boundary_embedding", "edu_embedding",
-                               "event_embedding", "turn_embedding", "unit_embedding",
-                               "scene_embedding", "profile_embedding", "episode_embedding")}
-
-
-@case("admin/list_spaces")
-def _list(store: GraphStore, space: str, memory: Memory) -> None:
-    rows = {r["space"]: r for r in store.read("admin/list_spaces")}
-    assert rows[space] == {"space": space, "conversations": 1, "sessions": 3, "turns": 17}
-
-
-@case("admin/space_exists")
-def _exists(store: GraphStore, space: str, memory: Memory) -> None:
-    assert store.read("admin/space_exists", space=space) == [{"exists": True}]
-    assert store.read("admin/space_exists", space=space + "-not") == [{"exists": False}]
-
-
-@case("admin/space_snapshot")
-def _snapshot(store: GraphStore, space: str, memory: Memory) -> None:
-    rows = store.read("admin/space_snapshot", space=space)
-    labels = sorted(label for row in rows for label in row["labels"])
-    assert labels.count("Turn") == 17 and labels.count("Session") == 3
-    assert {row["dims"] for row in rows if "Turn" in row["labels"]} == {384}
-
-
-@case("admin/delete_space")
-def _delete(store: GraphStore, space: str, memory: Memory) -> None:
-    store.run_autocommit("admin/delete_space", space=space)
-    assert store.read("admin/space_snapshot", space=space) == []
-
-
-@case("admin/export_nodes")
-@case("admin/export_relationships")
-@case("admin/clear_space")
-@case("admin/import_nodes")
-@case("admin/import_relationships")
-def _export_import(store: GraphStore, space: str, memory: Memory) -> None:
-    def read(tx: Tx) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-        return (tx.run("admin/export_nodes", space=space),
-                tx.run("admin/export_relationships", space=space))
-
-    nodes, rels = store.read_tx(read, "test")
-    history = [row for row in nodes if row["labels"] == ["Change"]]  # the snapshot leaves out
-    assert len(nodes) - len(history) == len(store.read("admin/space_snapshot", space=space))
-    assert len(history) == 1
-    assert all(row["props"].get("space", space) == space for row in nodes)
-    keys = {row["key"] for row in nodes}
-    assert all(row["from"] in keys and row["to"] in keys for row in rels)
-    before = store.read("admin/space_snapshot", space=space)
-
-    def restore(tx: Tx) -> None:
-        tx.run("admin/clear_space", space=space)
-        assert tx.run("admin/space_exists", space=space) == [{"exists": False}]
-        made = tx.run("admin/import_nodes", rows=[{"labels": r["labels"], "props": r["props"]}
-                                                  for r in nodes])
-        assert [row["i"] for row in made] == list(range(len(nodes)))
-        new = {old["key"]: row["key"] for old, row in zip(nodes, made, strict=True)}
-        tx.run("admin/import_relationships", rows=[
-            {"type": r["type"], "from": new[r["from"]], "to": new[r["to"]],
-             "props": r["props"]} for r in rels])
-
-    store.write_tx(restore, "test")
-    assert store.read("admin/space_snapshot", space=space) == before
-
-
-def _edu_rows(store: GraphStore, space: str) -> list[dict[str, Any]]:
-    return store.read("retrieve/edus_vector", space=space, embedding=[0.05] * 384, k=100,
-                      candidates=20_000, exact=False)
-
-
 @case("ingest/merge_edus")
 @case("ingest/edu_embedding_hashes")
 def _merge_edus(store: GraphStore, space: str, memory: Memory) -> None:
@@ -360,27 +227,6 @@ def _arguments(store: GraphStore, space: str, memory: Memory) -> None:
         {"embedded": 1}]
 
 
-@case("retrieve/edus_vector")
-def _edus_vector(store: GraphStore, space: str, memory: Memory) -> None:
-    rows = store.read("retrieve/edus_vector", space=space, embedding=vector(memory, "greyhound"),
-                      k=3, candidates=20_000, exact=False)
-    assert len(rows) == 3 and "greyhound" in rows[0]["text"]
-    assert rows[0]["turn_ids"] == [turn_id(space, KEY, "s2:1")]
-
-
-@case("retrieve/arguments_vector")
-def _arguments_vector(store: GraphStore, space: str, memory: Memory) -> None:
-    rows = store.read("retrieve/arguments_vector", space=space, k=2, candidates=20_000, exact=False,
-                      mentions=[{"text": "lisbon", "embedding": vector(memory, "lisbon")}])
-    assert len(rows) == 2 and rows[0]["text"] == "lisbon" and rows[0]["mention"] == "lisbon"
-
-
-def _units(store: GraphStore, space: str, **params: Any) -> list[dict[str, Any]]:
-    return store.read("retrieve/mms_units", space=space, **{
-        "embedding": [0.05] * 384, "query": "", "bm25": False, "k": 100, "exact": True,
-        "candidates": 100, "rrf_k": 60, **params})
-
-
 @case("ingest/merge_units")
 @case("ingest/unit_embedding_hashes")
 @case("ingest/set_unit_embeddings")
@@ -414,75 +260,6 @@ def _prune_units(store: GraphStore, space: str, memory: Memory) -> None:
     assert row == {"pruned": 5} and len(_units(store, space)) == 12
     left = "MATCH (c:ContextUnit {space: $space}) RETURN count(c) AS n"
     assert query_rows(store, left, space=space) == [{"n": 12}]  # context units went too
-
-
-@case("retrieve/mms_units")
-def _mms_units(store: GraphStore, space: str, memory: Memory) -> None:
-    found = _units(store, space, embedding=vector(memory, "greyhound"), k=3)
-    assert len(found) == 3 and "greyhound" in found[0]["context_text"]
-    indexed = _units(store, space, embedding=vector(memory, "greyhound"), k=3, exact=False,
-                     candidates=20_000)  # a busy database may leave fewer than k for the space
-    assert indexed and [r["id"] for r in indexed] == [r["id"] for r in found][:len(indexed)]
-    fused = _units(store, space, query="kiln", bm25=True)  # both lists rank every unit
-    assert "kiln" in fused[0]["context_text"]
-    assert _units(store, "elsewhere") == []
-
-
-@case("retrieve/ppr_graph_state")
-@case("retrieve/ppr_project")
-@case("retrieve/ppr_usage")
-@case("retrieve/ppr_evict")
-@case("retrieve/ppr_forget")
-@case("retrieve/ppr_drop")
-@case("retrieve/ppr_edus")
-def _ppr(store: GraphStore, space: str, memory: Memory) -> None:
-    [state] = store.read("retrieve/ppr_graph_state", space=space)
-    [space_row] = store.read("admin/space_state", space=space, layers=[])
-    assert state["edus"] > 17 and state["revision"] == space_row["revision"]
-    assert store.read("retrieve/ppr_graph_state", space="elsewhere") == [
-        {"revision": None, "edus": 0}]
-    [counts] = query_rows(store, "MATCH (a:Argument {space: $space}) RETURN count(a) AS n",
-                          space=space)
-    name = f"test-{space}"
-    [projected] = store.write("retrieve/ppr_project", space=space, graph=name)
-    assert projected["made"] and projected["nodes"] == state["edus"] + counts["n"]
-    [again] = store.write("retrieve/ppr_project", space=space, graph=name)
-    assert again == {"made": False, "nodes": None}  # found, not made twice
-    # a small space's projection stays small (four readers' buffers took ~36 MiB each)
-    [size] = query_rows(store, "CALL gds.graph.list($graph) YIELD sizeInBytes "
-                        "RETURN sizeInBytes", graph=name)
-    assert size["sizeInBytes"] < 16 * 2**20
-    [usage] = store.read("retrieve/ppr_usage", prefix=name)
-    assert usage["graph"] == name and usage["last_used"] > 0
-    seed = _edu_rows(store, space)[0]
-    rows = store.read("retrieve/ppr_edus", graph=name, k=5, damping=0.5, iterations=20,
-                      tolerance=1e-7, concurrency=1,
-                      seeds=[{"element_id": seed["element_id"], "weight": 1.0}])
-    assert rows[0]["id"] == seed["id"] and len(rows) == 5
-    # used just now: an eviction with an hour's grace keeps it, one with none drops it
-    assert store.write("retrieve/ppr_evict", graph=name, grace_ms=3_600_000) == []
-    assert store.write("retrieve/ppr_evict", graph=name, grace_ms=0) == [{"graph": name}]
-    assert store.read("retrieve/ppr_usage", prefix=name) == []
-    # a projection whose maker has not committed its node yet counts from its creation
-    fresh = name + "-fresh"
-    query_rows(store, "WITH gds.graph.project($g, 1, null) AS g RETURN g.graphName", g=fresh)
-    assert store.write("retrieve/ppr_evict", graph=fresh, grace_ms=3_600_000) == []
-    assert store.write("retrieve/ppr_evict", graph=fresh, grace_ms=0) == [{"graph": fresh}]
-    # a bookkeeping node whose projection is gone is forgotten once past its grace
-    store.write("retrieve/ppr_project", space=space, graph=name)
-    query_rows(store, "CALL gds.graph.drop($g)", g=name)
-    assert store.write("retrieve/ppr_forget", grace_ms=3_600_000)[0]["forgotten"] == 0
-    assert store.write("retrieve/ppr_forget", grace_ms=0)[0]["forgotten"] >= 1
-    assert query_rows(store, "MATCH (p:Projection {name: $g}) RETURN p", g=name) == []
-    store.write("retrieve/ppr_project", space=space, graph=name)
-    assert store.write("retrieve/ppr_drop", graph=name) == [{"graph": name}]
-    assert store.read("retrieve/ppr_usage", prefix=name) == []
-    assert query_rows(store, "MATCH (p:Projection {name: $g}) RETURN p", g=name) == []
-
-
-def _events(store: GraphStore, space: str) -> list[dict[str, Any]]:
-    return store.read("ingest/conversation_events", space=space,
-                      conversation_id=conversation_id(space, KEY), context=2)
 
 
 @case("ingest/conversation_events")
@@ -539,39 +316,6 @@ def _boundaries_prune_link(store: GraphStore, space: str, memory: Memory) -> Non
     [chain] = store.write("ingest/link_events", space=space,
                           conversation_id=conversation_id(space, KEY))
     assert chain["events"] == len(keep)
-
-
-@case("retrieve/esmem")
-def _esmem(store: GraphStore, space: str, memory: Memory) -> None:
-    rows = store.read("retrieve/esmem", space=space, embedding=vector(memory, "a greyhound"),
-                      k=2, candidates=20_000, exact=False, w=0, alpha=0.7, limit=10)
-    assert 1 <= len(rows) <= 2  # w = 0: only the anchored events themselves
-    assert all(r["turns"] and r["score"] == pytest.approx(0.7 * r["s_sum"] + 0.3 * r["s_ctx"])
-               for r in rows)
-    assert any("greyhound" in t["text"] for r in rows for t in r["turns"])
-    wide = store.read("retrieve/esmem", space=space, embedding=vector(memory, "a greyhound"),
-                      k=2, candidates=20_000, exact=False, w=3, alpha=0.7, limit=100)
-    assert len(wide) > len(rows)
-    assert store.read("retrieve/esmem", space="elsewhere", embedding=vector(memory, "greyhound"),
-                      k=2, candidates=20_000, exact=False, w=3, alpha=0.7, limit=10) == []
-
-
-@case("retrieve/esmem_turns")
-def _esmem_turns(store: GraphStore, space: str, memory: Memory) -> None:
-    params = dict(embedding=vector(memory, "a greyhound"), k=2, candidates=20_000, exact=False, w=0,
-                  alpha=0.7, beta=0.5)
-    rows = store.read("retrieve/esmem_turns", space=space, limit=3, **params)
-    assert len(rows) == 3 and "greyhound" in rows[0]["text"]
-    assert all(r["score"] == pytest.approx(0.5 * r["s_turn"] + 0.5 * r["s_event"]) for r in rows)
-    assert [r["score"] for r in rows] == sorted((r["score"] for r in rows), reverse=True)
-    assert store.read("retrieve/esmem_turns", space="elsewhere", limit=3, **params) == []
-
-
-def _scenes(store: GraphStore, space: str, text: str, memory: Memory,
-            **params: Any) -> list[dict[str, Any]]:
-    return store.read("retrieve/scenes_vector", space=space, **{
-        "embedding": vector(memory, text), "k": 10, "exact": True, "candidates": 100,
-        **params})
 
 
 @case("ingest/turn_vectors")
@@ -641,19 +385,6 @@ def _merge_scenes(store: GraphStore, space: str, memory: Memory) -> None:
     assert indexed and _scenes(store, "elsewhere", "dog", memory) == []
 
 
-@case("retrieve/profile_scenes")
-def _profile_scenes(store: GraphStore, space: str, memory: Memory) -> None:
-    every = _scenes(store, space, "dog", memory)
-    rows = store.read("retrieve/profile_scenes", space=space, keys=["maya"],
-                      embedding=vector(memory, "dog"), k=10)
-    assert [r["id"] for r in rows] == [r["id"] for r in every]  # Maya is in every scene
-    assert rows[0]["turn_ids"] and rows[0]["participants"]
-    assert store.read("retrieve/profile_scenes", space=space, keys=["nobody"],
-                      embedding=vector(memory, "dog"), k=10) == []
-    assert store.read("retrieve/profile_scenes", space="elsewhere", keys=["maya"],
-                      embedding=vector(memory, "dog"), k=10) == []
-
-
 @case("ingest/merge_profiles")
 @case("ingest/set_profile_embeddings")
 def _merge_profiles(store: GraphStore, space: str, memory: Memory) -> None:
@@ -692,118 +423,6 @@ def _prune_scenes(store: GraphStore, space: str, memory: Memory) -> None:
     assert store.write("ingest/prune_characters", space=space) == [{"pruned": 0}]
     store.write("ingest/prune_scenes", space=space, conversation_id=cid, scenes=[], profiles=[])
     assert store.write("ingest/prune_characters", space=space) == [{"pruned": 2}]
-
-
-@case("retrieve/turns_by_id")
-def _turns_by_id(store: GraphStore, space: str, memory: Memory) -> None:
-    ids = [turn_id(space, KEY, "s2:1"), turn_id(space, KEY, "s1:1")]
-    rows = store.read("retrieve/turns_by_id", space=space, ids=ids, scores=[0.5, 0.25])
-    assert [(r["id"], r["score"]) for r in rows] == [(ids[0], 0.5), (ids[1], 0.25)]
-    assert "greyhound" in rows[0]["text"] and rows[1]["started_at"] is not None
-    assert store.read("retrieve/turns_by_id", space="elsewhere", ids=ids, scores=[0, 0]) == []
-
-
-@case("retrieve/space_turns")
-def _space_turns(store: GraphStore, space: str, memory: Memory) -> None:
-    rows = store.read("retrieve/space_turns", space=space)
-    assert [r["source_id"] for r in rows][:3] == ["s1:1", "s1:2", "s1:3"]
-    assert len(rows) == 17 and [r["session_index"] for r in rows] == sorted(
-        r["session_index"] for r in rows)
-    assert rows[6]["source_id"] == "s2:1" and rows[6]["position"] == 0
-    assert "greyhound" in rows[6]["text"] and rows[6]["started_at"] is not None
-    assert all(0.0 <= r["salience"] <= 1.0 for r in rows)
-    assert store.read("retrieve/space_turns", space="elsewhere") == []
-
-
-@case("retrieve/space_vectors")
-def _space_vectors(store: GraphStore, space: str, memory: Memory) -> None:
-    kinds = ["vector", "units", "edus", "scenes", "episodes"]
-    rows = store.read("retrieve/space_vectors", space=space, kinds=kinds, vectors=True)
-    by_kind = {kind: [r for r in rows if r["kind"] == kind] for kind in kinds}
-    assert len(by_kind["vector"]) == 17 and all(len(r["embedding"]) == 384 for r in rows)
-    assert all(r["turn_ids"] == [r["id"]] for r in by_kind["vector"])
-    assert all(by_kind[kind] for kind in kinds)  # the sample holds every layer
-    assert all(r["turn_ids"] for r in rows)  # every unit reaches its turns
-    assert all(isinstance(r["hash"], str) and r["hash"] for r in rows)
-    assert [r["id"] for r in by_kind["edus"]] == sorted(r["id"] for r in by_kind["edus"])
-    dog = vector(memory, "greyhound")
-    best = max(by_kind["vector"], key=lambda r: float(np.dot(r["embedding"], dog)))
-    assert "greyhound" in query_rows(store, "MATCH (t:Turn {id: $id}) RETURN t.text AS text",
-                                     id=best["id"])[0]["text"]
-    keys = store.read("retrieve/space_vectors", space=space, kinds=kinds, vectors=False)
-    assert [{**r, "embedding": None} for r in rows] == keys  # the same rows, no vectors
-    merged = by_kind["episodes"][0]["id"]  # a unit merged into another is left out
-    query_rows(store, "MATCH (e:Episode {id: $id}) SET e.merged_into = 'x'", id=merged)
-    again = store.read("retrieve/space_vectors", space=space, kinds=["episodes", "scenes"],
-                       vectors=True)
-    assert merged not in {r["id"] for r in again} and {r["kind"] for r in again} == {
-        "episodes", "scenes"}
-    assert store.read("retrieve/space_vectors", space="elsewhere", kinds=kinds,
-                      vectors=True) == []
-
-
-@case("retrieve/turn_statements")
-def _turn_statements(store: GraphStore, space: str, memory: Memory) -> None:
-    dog, first = turn_id(space, KEY, "s2:1"), turn_id(space, KEY, "s1:1")
-    ids = [dog, first, turn_id(space, KEY, "nope")]
-    by_name = {r["turn_id"]: r for r in store.read(
-        "retrieve/turn_statements", space=space, turn_ids=ids,
-        embedding=vector(memory, "a greyhound called Pepper"))}
-    assert set(by_name) == {dog, first}  # one row per turn that has a statement
-    assert "greyhound" in by_name[dog]["text"] and "adopted" not in by_name[dog]["text"]
-    again = store.read("retrieve/turn_statements", space=space, turn_ids=[dog],
-                       embedding=vector(memory, "Maya adopted a dog"))
-    assert "adopted" in again[0]["text"] and 0.5 < again[0]["score"] <= 1.0
-    [row] = query_rows(store, "MATCH (e:EDU {id: $id})-[:FROM_TURN]->(t:Turn) "
-                              "RETURN e.kind AS kind, collect(t.id) AS turns", id=again[0]["id"])
-    assert row == {"kind": "edu", "turns": [dog]}
-    assert store.read("retrieve/turn_statements", space="elsewhere", turn_ids=ids,
-                      embedding=vector(memory, "dog")) == []
-
-
-@case("retrieve/space_statements")
-def _space_statements(store: GraphStore, space: str, memory: Memory) -> None:
-    rows = store.read("retrieve/space_statements", space=space)
-    assert rows and [r["id"] for r in rows] == sorted(r["id"] for r in rows)
-    kinds = query_rows(store, "UNWIND $ids AS id MATCH (e:EDU {id: id})-[:FROM_TURN]->(t) "
-                              "RETURN id, e.kind AS kind, count(t) AS turns",
-                       ids=[r["id"] for r in rows])
-    assert {(k["kind"], k["turns"]) for k in kinds} == {("edu", 1)}
-    dog = turn_id(space, KEY, "s2:1")
-    assert any("greyhound" in r["text"] for r in rows if r["turn_id"] == dog)
-    assert store.read("retrieve/space_statements", space="elsewhere") == []
-
-
-@case("retrieve/space_vectors_by_id")
-def _space_vectors_by_id(store: GraphStore, space: str, memory: Memory) -> None:
-    kinds = ["vector", "units", "edus", "scenes", "episodes"]
-    rows = store.read("retrieve/space_vectors", space=space, kinds=kinds, vectors=True)
-    wanted = [next(r for r in rows if r["kind"] == kind) for kind in kinds]
-    asked = [{"kind": r["kind"], "id": r["id"]} for r in wanted]
-    found = store.read("retrieve/space_vectors_by_id", space=space, rows=asked)
-    assert [(r["kind"], r["id"], r["hash"], r["embedding"]) for r in found] == \
-        [(r["kind"], r["id"], r["hash"], r["embedding"]) for r in wanted]
-    # another space's unit, a missing id and a kind's id under another kind give nothing
-    assert store.read("retrieve/space_vectors_by_id", space="elsewhere", rows=asked) == []
-    odd = [{"kind": "edus", "id": wanted[0]["id"]}, {"kind": "vector", "id": "no such turn"}]
-    assert store.read("retrieve/space_vectors_by_id", space=space, rows=odd) == []
-
-
-def _episode(space: str, key: str, content: str) -> dict[str, Any]:
-    return {"id": f"{conversation_id(space, KEY)}#emu~{key}",
-            "conversation_id": conversation_id(space, KEY),
-            "session_id": session_id(space, KEY, "s2"), "order": 90, "speaker": "Maya",
-            "title": "Maya: pepper",
-            "started_at": None, "content": content, "summary": content, "tags": ["pepper"],
-            "participants": ["Maya"], "importance": 0.9, "confidence": 1.0,
-            "representation": content, "merged_into": None, "source_ids": ["s2:1"],
-            "source_turn_ids": [turn_id(space, KEY, "s2:1")]}
-
-
-def _episodes(store: GraphStore, space: str, text: str, memory: Memory,
-              **plan: Any) -> list[dict[str, Any]]:
-    return store.read("retrieve/episodes_vector", space=space, **{
-        "embedding": vector(memory, text), "k": 50, "exact": True, "candidates": 50, **plan})
 
 
 @case("ingest/set_salience")
@@ -1004,17 +623,6 @@ def _correct_turn(store: GraphStore, space: str, memory: Memory) -> None:
                        keep=True) == []
 
 
-def foreign(store: GraphStore, space: str, cid: str) -> None:
-    """A plug-in's node (a label graphmem does not know, no conversation id) derived from the
-    conversation's first turn, and its layer marked on every session: forgetting finds it by
-    its FROM_TURN link alone."""
-    query_rows(store, "MATCH (t:Turn {space: $space, conversation_id: $cid}) "
-               "WITH t ORDER BY t.seq LIMIT 1 "
-               "CREATE (:Foreign {space: $space, id: t.id + '/f', text: t.text})-[:FROM_TURN]->(t)"
-               " WITH t MATCH (s:Session {space: $space, conversation_id: $cid}) "
-               "SET s.layers = coalesce(s.layers, []) + ['foreign']", space=space, cid=cid)
-
-
 @case("ingest/forget_derived")
 def _forget_derived(store: GraphStore, space: str, memory: Memory) -> None:
     cid = conversation_id(space, KEY)
@@ -1043,87 +651,6 @@ def _forget_conversation(store: GraphStore, space: str, memory: Memory) -> None:
                       "RETURN count(n) AS n", space=space) == [{"n": 0}]  # only Space, history
     assert store.write("ingest/forget_orphans", space=space) == [
         {"arguments": 0, "speakers": 0, "characters": 0}]
-
-
-@case("admin/record_change")
-@case("admin/history")
-def _history(store: GraphStore, space: str, memory: Memory) -> None:
-    before = store.read("admin/history", space=space, limit=10)
-    assert before and before[0]["what"] == "ingest" and before[0]["surface"] == "python"
-    assert before[0]["nodes_created"] > 17
-    counts = {"nodes_created": 1, "nodes_deleted": 2, "relationships_created": 3,
-              "relationships_deleted": 4, "properties_set": 5}
-    [row] = store.write("admin/record_change", space=space, prefix=f"{space}/change/",
-                        what="test", surface="rest", caller="abc", counts=counts)
-    assert row["id"].startswith(f"{space}/change/")
-    [last] = store.read("admin/history", space=space, limit=1)
-    assert {k: last[k] for k in ("what", "surface", "caller", *counts)} == {
-        "what": "test", "surface": "rest", "caller": "abc", **counts}
-    assert store.read("admin/history", space="elsewhere", limit=5) == []
-    assert store.write("admin/record_change", space="elsewhere", prefix="elsewhere/",
-                       what="x", surface="python", caller=None, counts=counts) == []
-
-
-@case("retrieve/space_supersessions")
-def _space_supersessions(store: GraphStore, space: str, memory: Memory) -> None:
-    units = query_rows(store, "MATCH (e:Episode {space: $space})-[:FROM_TURN]->(t:Turn) "
-                       "RETURN e.id AS id, collect(t.id) AS turns ORDER BY id", space=space)
-    assert len(units) >= 2
-    query_rows(store, "MATCH ()-[r:SUPERSEDED_BY]->(:Episode {space: $space}) DELETE r",
-               space=space)  # a clean slate, then one supersession of our own
-    query_rows(store, "MATCH (a:Episode {id: $a}), (b:Episode {id: $b}) "
-               "MERGE (a)-[:SUPERSEDED_BY]->(b)", a=units[0]["id"], b=units[1]["id"])
-    rows = store.read("retrieve/space_supersessions", space=space)
-    assert {r["old"] for r in rows} == set(units[0]["turns"]) - set(units[1]["turns"])
-    assert all(set(r["newer"]) == set(units[1]["turns"]) - {r["old"]} for r in rows)
-    assert store.read("retrieve/space_supersessions", space="elsewhere") == []
-
-
-@case("admin/conversations")
-def _conversations(store: GraphStore, space: str, memory: Memory) -> None:
-    [row] = store.read("admin/conversations", space=space)
-    assert (row["conversation"], row["sessions"], row["turns"], row["pending_layers"]) == (
-        KEY, 3, 17, [])
-    assert row["first_session_at"] < row["last_session_at"]
-    assert store.read("admin/conversations", space="elsewhere") == []
-
-
-@case("admin/messages")
-def _messages(store: GraphStore, space: str, memory: Memory) -> None:
-    def page(**params: Any) -> list[str]:
-        base = {"space": space, "conversation_id": conversation_id(space, KEY), "since": None,
-                "newest_first": False, "cursor": None, "limit": 4}
-        return [r["id"] for r in store.read("admin/messages", **{**base, **params})]
-
-    first = page()
-    assert first == ["s1:1", "s1:2", "s1:3", "s1:4"]
-    [fourth] = store.read("admin/messages", space=space,
-                          conversation_id=conversation_id(space, KEY), since=None,
-                          newest_first=False, cursor=2, limit=1)
-    assert fourth["id"] == "s1:4" and fourth["seq"] == 3 and fourth["session"] == "s1"
-    assert page(newest_first=True, limit=2) == ["s3:5", "s3:4"]
-    assert page(newest_first=True, limit=2, cursor=15) == ["s3:3", "s3:2"]  # after s3:4
-    assert page(since=datetime(2024, 3, 10), limit=1) == ["s2:1"]
-    assert page(limit=100)[-1] == "s3:5" and len(page(limit=100)) == 17
-
-
-@case("admin/unit")
-def _unit(store: GraphStore, space: str, memory: Memory) -> None:
-    turn = turn_id(space, KEY, "s2:1")
-    [row] = store.read("admin/unit", space=space, id=turn)
-    assert row["kind"] == "Turn" and [t["source_id"] for t in row["sources"]] == ["s2:1"]
-    assert "embedding" not in dict(row["properties"]) and dict(row["properties"])["text"]
-    edu = _edu_rows(store, space)[0]
-    [row] = store.read("admin/unit", space=space, id=edu["id"])
-    assert row["kind"] == "EDU" and row["sources"]
-    [row] = store.read("admin/unit", space=space, id=session_id(space, KEY, "s1"))
-    assert [t["source_id"] for t in row["sources"]][:2] == ["s1:1", "s1:2"]
-    assert store.read("admin/unit", space="elsewhere", id=turn) == []
-
-
-def test_every_cypher_file_has_a_case() -> None:
-    # the Browser's saved queries are run by test_browser.py
-    assert sorted(CASES) == sorted(n for n in cypher.names() if not n.startswith("browser/"))
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
