@@ -23,8 +23,8 @@ from graphmem.providers.llm import usage_table
 from graphmem.retrieve.registry import RECIPES, RECOMMENDED, strategy_names
 from graphmem.store import acting
 
-SAMPLE = Path(__file__).parent / "data" / "sample_conversation.json"
-STYLE = Path(__file__).parent / "data" / "graphmem.grass"
+SAMPLE = Path(__file__).parents[1] / "data" / "sample_conversation.json"
+STYLE = Path(__file__).parents[1] / "data" / "graphmem.grass"
 SAMPLE_QUESTION = "What did Maya adopt, and when did she bring it home?"
 
 
