@@ -12,7 +12,7 @@ from graphmem import cypher
 from graphmem.config import Settings
 from graphmem.ingest.edits import STATEMENTS as FORGET_STATEMENTS
 from graphmem.ingest.layer import with_options
-from graphmem.ingest.layers import LAYERS
+from graphmem.ingest.layers import LAYERS, run_order, with_needs
 from graphmem.ingest.live import STATEMENTS as LIVE_STATEMENTS
 from graphmem.retrieve.registry import RECIPES
 
@@ -228,3 +228,18 @@ def test_layer_options_come_from_code_then_the_environment(
     assert [n for n in LAYERS if LAYERS[n].options_model.model_fields] == [
         "segments", "scenes", "episodes"]  # the fourteen options, in three models
     assert sum(len(LAYERS[n].options_model.model_fields) for n in LAYERS) == 14
+
+
+@pytest.mark.parametrize("name", sorted(RECIPES))
+def test_strategies_need_known_layers(name: str) -> None:
+    strategy = RECIPES[name].strategy
+    assert "turns" in strategy.needs and set(strategy.needs) <= set(LAYERS)
+    assert RECIPES[name].about
+
+
+def test_layers_run_after_what_they_need() -> None:
+    assert with_needs(["events", "edus"]) == ["turns", "edus", "events"]
+    assert run_order("events") == ["turns", "events"]
+    # a layer the space holds already is read, not recomputed, unless it is asked for
+    assert run_order("events", present=["turns"]) == ["events"]
+    assert run_order("turns,events", present=["turns"]) == ["turns", "events"]
