@@ -94,14 +94,15 @@ def forget(context: LayerContext, space: str, conversation: str,
     if not whole_conversation and not sessions and not turns:
         report.note = NOTHING_SELECTED
         return report
-    gone_sessions = known_sessions if whole_conversation else set(sessions)
+    chosen = set(turns)
+    gone_sessions = set(known_sessions) if whole_conversation else set(sessions)
     kept = tuple(s.model_copy(update={"turns": tuple(t for t in s.turns
-                                                     if t.source_id not in set(turns))})
+                                                     if t.source_id not in chosen)})
                  for s in record.sessions if s.key not in gone_sessions)
     kept = tuple(s for s in kept if s.turns)  # a session left without turns goes whole
     gone_sessions |= known_sessions - {s.key for s in kept}
     gone_turns = [t.source_id for s in record.sessions for t in s.turns
-                  if s.key in gone_sessions or t.source_id in set(turns)]
+                  if s.key in gone_sessions or t.source_id in chosen]
     report.turns, report.sessions = len(gone_turns), len(gone_sessions)
     if not kept:
         report.whole_conversation = True
