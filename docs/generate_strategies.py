@@ -20,7 +20,7 @@ def table() -> str:
         strategy = recipe.strategy
         if not strategy.__module__.startswith("graphmem."):
             continue
-        uses = ", ".join(strategy.uses) or "-"
+        uses = ", ".join(strategy.layers_used()) or "-"
         lines.append(f"| `{name}` | {', '.join(strategy.needs)} | {uses} | {recipe.about} |")
     return "\n".join(lines) + "\n"
 

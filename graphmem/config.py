@@ -132,6 +132,10 @@ class Settings(BaseSettings):
         "have their turn table (texts for the space's own BM25, neighbours, packing) read into "
         "the client, once per change of the space; a larger space is served by the `turns` "
         "strategy in Neo4j (Lucene BM25 and the vector index), with a warning")
+    ranker: Path | None = Field(
+        default=None, description="graphmem strategy: the ranker file to use (one written by "
+        "`graphmem eval train-ranker --out`, e.g. retrained with a plug-in's source); unset: "
+        "the shipped one")
     client_vectors_rows: int = Field(
         default=300_000, ge=1, description="vectors the client keeps over all spaces (a "
         "384-d vector takes 1.5 KiB)")

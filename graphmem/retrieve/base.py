@@ -172,7 +172,7 @@ class Strategy(ABC, Generic[C]):
         """Hits for ``ctx.query`` from ``space`` only, enough to fill ``budget`` tokens;
         none for a space that holds nothing."""
         with stage("space_state"):
-            state = space_state(ctx.store, space, self.needs + self.uses)
+            state = space_state(ctx.store, space, self.needs + self.layers_used())
         if state.sessions == 0:
             return []
         for layer, lacking in state.missing.items():
@@ -184,6 +184,11 @@ class Strategy(ABC, Generic[C]):
                 f"graphmem layers add {layer} --space {space}", layer=layer)
         return self.retrieve(ctx, state, budget)
 
+    @classmethod
+    def layers_used(cls) -> tuple[str, ...]:
+        """``uses``, or what the strategy reads where that depends on what is installed."""
+        return cls.uses
+
     @abstractmethod
     def retrieve(self, ctx: RetrievalContext, state: SpaceState, budget: int) -> list[Hit]:
         """The strategy itself: ranked hits of ``state.space``."""
@@ -194,5 +199,5 @@ class Strategy(ABC, Generic[C]):
         return pack(hits, budget)
 
     def describe(self) -> dict[str, Any]:
-        return {"name": self.name, "needs": list(self.needs), "uses": list(self.uses),
+        return {"name": self.name, "needs": list(self.needs), "uses": list(self.layers_used()),
                 "config": vars(self.config)}

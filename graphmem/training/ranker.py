@@ -37,12 +37,15 @@ from graphmem.retrieve.fused import kinds as kinds_module
 from graphmem.retrieve.fused import parts as parts_module
 from graphmem.retrieve.fused import pipeline as pipeline_module
 from graphmem.retrieve.fused import smalltalk as smalltalk_module
+from graphmem.retrieve.fused import sources as sources_module
 from graphmem.retrieve.fused import space_index as space_index_module
 from graphmem.retrieve.fused import statements as statements_module
-from graphmem.retrieve.fused.candidates import OPTIONAL_LAYERS, Pools
-from graphmem.retrieve.fused.features import FAMILIES, FEATURES, MONOTONE
+from graphmem.retrieve.fused.candidates import optional_layers
+from graphmem.retrieve.fused.features import columns, families
+from graphmem.retrieve.fused.features import monotone as direction
 from graphmem.retrieve.fused.pipeline import PackingRule, candidates, select
 from graphmem.retrieve.fused.ranker import LinearRanker, Ranker, TreeRanker
+from graphmem.retrieve.fused.sources import Pools
 from graphmem.retrieve.fused.space_index import space_turns
 from graphmem.training import lambdamart
 from graphmem.training import samples as samples_module
@@ -65,7 +68,7 @@ Objective = Literal["trees", "listwise", "pointwise"]
 
 def feature_families() -> tuple[str, ...]:
     """The names a ranker can be trained without (``--without``)."""
-    return tuple(FAMILIES)
+    return tuple(families())
 
 
 def _version(prefix: str) -> str:
@@ -73,8 +76,9 @@ def _version(prefix: str) -> str:
                                                    statements_module, space_index_module,
                                                    smalltalk_module, cues_module,
                                                    parts_module, kinds_module, occasions,
-                                                   pipeline_module, samples_module))
-    return hashlib.sha256(f"{prefix}|{FEATURES}|{code}".encode()).hexdigest()[:12]
+                                                   pipeline_module, samples_module,
+                                                   sources_module))
+    return hashlib.sha256(f"{prefix}|{columns()}|{code}".encode()).hexdigest()[:12]
 
 
 def collect(memory: Any, dataset: str, data: Path, log: Log = lambda _: None,
@@ -118,7 +122,7 @@ def labelled(memory: Any, space: str, q: Question, pools: Pools, split: bool = T
     labelled evidence or not, with the answer's words each holds."""
     ctx = RetrievalContext(memory.store, memory.embedder, Query(q.question, memory.embedder),
                            caches=memory.caches)
-    state = space_state(memory.store, space, ("turns", *OPTIONAL_LAYERS))
+    state = space_state(memory.store, space, ("turns", *optional_layers()))
     table = space_turns(memory.store, state, memory.caches)
     found = candidates(ctx, state, table, pools, split=split, statements=True)
     y = np.asarray([table.rows[r].source_id in q.evidence for r in found.rows], dtype=np.int8)
@@ -164,25 +168,25 @@ def row_weights(samples: Sequence[Sample], cap: int | None = None) -> np.ndarray
     return np.concatenate(out)
 
 
-def fit(samples: Sequence[Sample], columns: Sequence[int], c: float = 1.0,
+def fit(samples: Sequence[Sample], chosen: Sequence[int], c: float = 1.0,
         objective: Objective = "trees", weigh: bool = False,
         monotone: bool = False, cap: int | None = None) -> Ranker:
-    """A ranker over ``columns``: by default trees fitted for the order within each question
-    (:mod:`lambdamart`; ``weigh``: :func:`row_weights`, with the datasets capped at ``cap``
-    questions' weight; ``monotone``: held to the directions
-    of ``features.MONOTONE``); ``listwise`` a linear model fitted question by question
-    (:mod:`listwise`, ``c`` its inverse penalty); ``pointwise`` one logistic regression over
-    every candidate row."""
+    """A ranker over the ``chosen`` columns (of ``features.columns()``): by default trees
+    fitted for the order within each question (:mod:`lambdamart`; ``weigh``:
+    :func:`row_weights`, with the datasets capped at ``cap`` questions' weight;
+    ``monotone``: held to the directions of ``features.monotone``); ``listwise`` a linear
+    model fitted question by question (:mod:`listwise`, ``c`` its inverse penalty);
+    ``pointwise`` one logistic regression over every candidate row."""
     from sklearn.linear_model import LogisticRegression
 
-    x = np.vstack([s.x[:, columns] for s in samples]).astype(np.float64)
+    x = np.vstack([s.x[:, chosen] for s in samples]).astype(np.float64)
     y = np.concatenate([s.y for s in samples])
-    names = tuple(FEATURES[i] for i in columns)
+    names = tuple(columns()[i] for i in chosen)
     if objective == "trees":
         trees, slope, intercept = fit_trees(
             x, y, [len(s.y) for s in samples], names,
             weights=row_weights(samples, cap) if weigh else None,
-            monotone=[MONOTONE.get(n, 0) for n in names] if monotone else None)
+            monotone=[direction(n) for n in names] if monotone else None)
         return TreeRanker(features=names, trees=trees, slope=slope, intercept=intercept)
     mean = x.mean(axis=0)
     scale = x.std(axis=0)
@@ -263,8 +267,9 @@ def train(samples: Sequence[Sample], folds: int, out: Path, sources: list[str],
     from graphmem.training import transfer
 
     fold = folds_of(samples, folds)
-    dropped = {name for family in left_out for name in FAMILIES[family]}
-    every = [i for i, name in enumerate(FEATURES) if name not in dropped]
+    names = columns()
+    dropped = {name for family in left_out for name in families()[family]}
+    every = [i for i, name in enumerate(names) if name not in dropped]
     settings = {"weigh": weigh, "monotone": monotone}
     oof = out_of_fold(samples, fold, every, objective, **settings)
     gamma, sweep = best_gamma(samples, oof)
@@ -299,10 +304,10 @@ def train(samples: Sequence[Sample], folds: int, out: Path, sources: list[str],
                                        **by_split(compared, other_gamma)}
     if ablate:
         drop: dict[str, Any] = {}
-        for family, names in FAMILIES.items():
+        for family, its in families().items():
             if family in left_out:
                 continue
-            kept = [i for i in every if FEATURES[i] not in names]
+            kept = [i for i in every if names[i] not in its]
             drop[family] = by_split(out_of_fold(samples, fold, kept, objective, **settings),
                                     gamma)
             log(f"without {family}: " + "; ".join(

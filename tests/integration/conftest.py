@@ -13,6 +13,7 @@ import pytest
 from graphmem import cypher
 from graphmem.ingest import layers
 from graphmem.retrieve import registry
+from graphmem.retrieve.fused import sources
 
 PLUGIN_PACKAGE = Path(__file__).resolve().parents[1] / "plugin_example"
 
@@ -26,8 +27,9 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 @pytest.fixture()
 def qa_pairs(monkeypatch: pytest.MonkeyPatch) -> Iterator[ModuleType]:
     """docs/extending.md's example plug-in (tests/plugin_example/) loaded as an installed
-    plug-in is: its layer ``questions``, its strategy ``asked`` and its Cypher folder
-    registered; graphmem's registries restored afterwards."""
+    plug-in is: its layer ``questions``, its strategy ``asked``, its candidate source
+    ``questions`` and its Cypher folder registered; graphmem's registries restored
+    afterwards."""
     monkeypatch.syspath_prepend(str(PLUGIN_PACKAGE))
     monkeypatch.setattr(cypher, "_EXTRA", [])
     saved_layers, saved_recipes = dict(layers.LAYERS), dict(registry.RECIPES)
@@ -37,6 +39,8 @@ def qa_pairs(monkeypatch: pytest.MonkeyPatch) -> Iterator[ModuleType]:
     for live, saved in ((layers.LAYERS, saved_layers), (registry.RECIPES, saved_recipes)):
         live.clear()
         live.update(saved)  # type: ignore[arg-type]
+    for added in sources.plugin_sources():
+        sources.unregister_source(added.name)
     sys.modules.pop("qa_pairs", None)
     cypher._catalog.cache_clear()
     cypher.names.cache_clear()

@@ -5,6 +5,7 @@ is, its code runs as the page says, and once installed the CLI finds it by its e
 from __future__ import annotations
 
 import importlib
+import json
 import os
 import re
 import shutil
@@ -13,13 +14,18 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 import pytest
 
 from graphmem import cypher
 from graphmem.client import Memory
+from graphmem.errors import ConfigurationError
 from graphmem.ingest import layers
 from graphmem.retrieve import registry
+from graphmem.retrieve.fused import pipeline, sources
+from graphmem.retrieve.fused.candidates import Signals
+from graphmem.retrieve.fused.ranker import from_json
 
 from helpers import SAMPLE
 
@@ -33,7 +39,8 @@ def blocks() -> dict[str, str]:
 
 
 def test_the_page_shows_the_package_as_it_is() -> None:
-    shown = {name: text for name, text in blocks().items() if name != "use_it.py"}
+    shown = {name: text for name, text in blocks().items()
+             if name not in ("use_it.py", "retrain.py")}
     files = {str(p.relative_to(PACKAGE)): p.read_text(encoding="utf-8")
              for p in PACKAGE.rglob("*") if p.is_file() and "__pycache__" not in p.parts}
     assert shown == files
@@ -42,11 +49,13 @@ def test_the_page_shows_the_package_as_it_is() -> None:
 @pytest.fixture()
 def example(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
             qa_pairs: ModuleType) -> Iterator[Path]:
-    """The plug-in loaded and the page's usage script beside it."""
-    (tmp_path / "use_it.py").write_text(blocks()["use_it.py"], encoding="utf-8")
+    """The plug-in loaded and the page's usage and retraining scripts beside it."""
+    for script in ("use_it.py", "retrain.py"):
+        (tmp_path / script).write_text(blocks()[script], encoding="utf-8")
     monkeypatch.syspath_prepend(str(tmp_path))
     yield tmp_path
     sys.modules.pop("use_it", None)
+    sys.modules.pop("retrain", None)
 
 
 def test_the_worked_example_runs_as_documented(example: Path, memory: Memory,
@@ -73,6 +82,41 @@ def test_the_worked_example_runs_as_documented(example: Path, memory: Memory,
             memory.search("How far?", space=other, strategy="asked")
     finally:
         memory.delete_space(other)
+
+
+def test_a_plugin_source_feeds_graphmem_once_a_ranker_reads_it(
+        example: Path, memory: Memory, space: str, tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    retrain = importlib.import_module("retrain")
+    memory.ensure_schema()
+    memory.ingest(SAMPLE, space=space, layers="questions")
+    ran: list[Signals] = []
+    real = pipeline.gather
+
+    def spy(*args: Any, **kwargs: Any) -> Signals:
+        ran.append(real(*args, **kwargs))
+        return ran[-1]
+
+    monkeypatch.setattr(pipeline, "gather", spy)
+    question = "How far is Jonas running these days?"
+    memory.search(question, space=space, strategy="graphmem", budget=200)
+    assert "questions" not in ran[-1].sources  # the shipped ranker does not read it
+    out = tmp_path / "ranker_with_questions.json"
+    assert retrain.retrain(memory, space, out) == ["questions:rr", "questions:depth",
+                                                   "questions:score"]
+    shown = PAGE.read_text(encoding="utf-8")
+    assert "returns `['questions:rr', 'questions:depth', 'questions:score']`" in shown
+    result = memory.search(question, space=space, strategy="graphmem", budget=200,
+                           model=str(out))
+    assert "questions" in ran[-1].sources and ran[-1].ranks["questions"]
+    assert "Sixteen kilometres on Sundays" in result.context
+    monkeypatch.setattr(memory.settings, "ranker", out)  # GRAPHMEM_RANKER, for servers
+    memory.search(question, space=space, strategy="graphmem", budget=200)
+    assert "questions" in ran[-1].sources
+    # a process without the plug-in cannot read a ranker that needs its source
+    sources.unregister_source("questions")
+    with pytest.raises(ConfigurationError, match="plug-in's source"):
+        from_json(json.loads(out.read_text()), out.parent)
 
 
 def test_an_installed_plugin_is_found_by_the_cli(tmp_path: Path, space: str,

@@ -16,8 +16,9 @@ import pytest
 
 from graphmem.client import Memory
 from graphmem.retrieve.base import Query, RetrievalContext, space_state
-from graphmem.retrieve.fused.candidates import OPTIONAL_LAYERS, Pools, gather
+from graphmem.retrieve.fused.candidates import gather, optional_layers
 from graphmem.retrieve.fused.features import candidate_rows
+from graphmem.retrieve.fused.sources import Pools
 from graphmem.retrieve.fused.space_index import space_turns
 from graphmem.retrieve.fused.space_vectors import read_space_vectors
 from graphmem.retrieve.fused.statements import turn_statements
@@ -55,7 +56,7 @@ def test_every_layer_the_space_holds_feeds_candidates(memory: Memory, space: str
     memory.ingest(SAMPLE, space=space)
     query = Query("How did Jonas's knee hold up in Lisbon?", memory.embedder)
     ctx = RetrievalContext(memory.store, memory.embedder, query)
-    state = space_state(memory.store, space, ("turns", *OPTIONAL_LAYERS))
+    state = space_state(memory.store, space, ("turns", *optional_layers()))
     signals = gather(ctx, state, space_turns(memory.store, state, memory.caches), Pools())
     assert set(signals.sources) == {"bm25", "vector", "units", "edus", "scenes", "events",
                                     "episodes"}
@@ -66,7 +67,7 @@ def test_every_layer_the_space_holds_feeds_candidates(memory: Memory, space: str
     other = f"{space}-bare"
     try:
         bare.ingest(SAMPLE, space=other)
-        state = space_state(memory.store, other, ("turns", *OPTIONAL_LAYERS))
+        state = space_state(memory.store, other, ("turns", *optional_layers()))
         table = space_turns(memory.store, state, memory.caches)
         assert gather(ctx, state, table, Pools()).sources == ("bm25", "vector")
         found = memory.search("What breed of dog did Maya adopt?", space=other,
@@ -80,7 +81,7 @@ def test_vectors_scored_in_the_client_rank_as_neo4j_does(memory: Memory, space: 
                                                           monkeypatch: pytest.MonkeyPatch
                                                           ) -> None:
     memory.ingest(SAMPLE, space=space)
-    state = space_state(memory.store, space, ("turns", *OPTIONAL_LAYERS))
+    state = space_state(memory.store, space, ("turns", *optional_layers()))
     table = space_turns(memory.store, state, memory.caches)
     dense = ("vector", "units", "edus", "scenes", "episodes")
     for question in ("How did Jonas's knee hold up in Lisbon?", "What breed is the dog?",
@@ -104,7 +105,7 @@ def test_vectors_scored_in_the_client_rank_as_neo4j_does(memory: Memory, space: 
     memory.add_messages(space, "later", [{"speaker": "Maya", "text": "Our greyhound learned "
                                           "to fetch frisbees at the beach."}])
     memory.flush()
-    state = space_state(memory.store, space, ("turns", *OPTIONAL_LAYERS))
+    state = space_state(memory.store, space, ("turns", *optional_layers()))
     table = space_turns(memory.store, state, memory.caches)
     ctx = RetrievalContext(memory.store, memory.embedder,
                            Query("Which toy does the greyhound fetch?", memory.embedder))
@@ -208,7 +209,7 @@ def test_a_statement_stands_in_for_its_turn_when_the_budget_is_tight(memory: Mem
         in roomy.context and all(h.kind == "turn" for h in roomy.hits)
     # the client's scoring of the statements and Neo4j's choose the same ones
     ctx = RetrievalContext(memory.store, memory.embedder, Query(question, memory.embedder))
-    state = space_state(memory.store, space, ("turns", *OPTIONAL_LAYERS))
+    state = space_state(memory.store, space, ("turns", *optional_layers()))
     table = space_turns(memory.store, state, memory.caches)
     signals = gather(ctx, state, table, Pools())
     rows = candidate_rows(table, signals)

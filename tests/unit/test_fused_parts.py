@@ -14,8 +14,15 @@ import pytest
 
 from graphmem.errors import ConfigurationError
 from graphmem.retrieve.base import SpaceState
-from graphmem.retrieve.fused.candidates import SOURCES, Signals
-from graphmem.retrieve.fused.features import FAMILIES, FEATURES, Asked, candidate_rows, matrix
+from graphmem.retrieve.fused.candidates import Signals
+from graphmem.retrieve.fused.features import (
+    FAMILIES,
+    FEATURES,
+    SOURCES,
+    Asked,
+    candidate_rows,
+    matrix,
+)
 from graphmem.retrieve.fused.pipeline import packing_inputs
 from graphmem.retrieve.fused.ranker import SHIPPED, TreeRanker, from_json, load_ranker
 from graphmem.retrieve.fused.space_index import SpaceTurns, TurnRow, _stem, _stem_word

@@ -13,10 +13,11 @@ import pytest
 from graphmem.nlp import parse
 from graphmem.retrieve.base import Query, SpaceState
 from graphmem.retrieve.fused import candidates, pipeline
-from graphmem.retrieve.fused.candidates import Pools, gather
+from graphmem.retrieve.fused.candidates import gather
 from graphmem.retrieve.fused.features import FEATURES, analyse, candidate_rows, matrix
 from graphmem.retrieve.fused.kinds import question_kind
 from graphmem.retrieve.fused.parts import question_parts
+from graphmem.retrieve.fused.sources import Pools
 from graphmem.retrieve.fused.space_index import SpaceTurns, TurnRow
 from graphmem.retrieve.fused.space_vectors import DenseUnits, SpaceVectors
 

@@ -2,7 +2,8 @@
 parts: every layer's candidates, one learned ranking, packing for the budget.
 
 - ``strategy``: :class:`FusedSearch` and the packing and rendering of its hits;
-- ``candidates``: the sources (the space's BM25 and dense search, each layer it holds);
+- ``sources``: the table of candidate sources (graphmem's own and the plug-ins');
+- ``candidates``: running them (the space's BM25 and dense search, each layer it holds);
 - ``features`` and ``ranker``: what the ranker sees and the shipped ranker
   (``fusion_ranker.json`` with its LightGBM trees ``fusion_ranker.trees.txt``, trained by
   ``graphmem eval train-ranker``: :mod:`graphmem.training.ranker`);
@@ -14,8 +15,10 @@ Code outside this package uses what this ``__init__`` exports; only ``graphmem.t
 reaches further in.
 """
 
-from graphmem.retrieve.fused.candidates import SOURCES
+from graphmem.retrieve.fused.features import SOURCES
 from graphmem.retrieve.fused.ranker import SHIPPED, load_ranker
+from graphmem.retrieve.fused.sources import Source, register_source
 from graphmem.retrieve.fused.strategy import FusedConfig, FusedSearch, warm_up
 
-__all__ = ["SHIPPED", "SOURCES", "FusedConfig", "FusedSearch", "load_ranker", "warm_up"]
+__all__ = ["SHIPPED", "SOURCES", "FusedConfig", "FusedSearch", "Source", "load_ranker",
+           "register_source", "warm_up"]

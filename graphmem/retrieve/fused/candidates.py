@@ -1,10 +1,11 @@
 """Candidates for the fused strategy: every layer's retriever, each mapped to the space's turns.
 
-A *source* ranks turns: ``bm25`` (the space's own BM25, :mod:`space_index`) and ``vector``
-(dense) over the raw turns; ``units`` (MMS retrieval units, dense), ``edus`` (EMem
-statements), ``scenes`` (CAST scene summaries), ``events`` (ES-Mem's boundary anchors, event
-windows and summary rerank) and ``episodes`` (EMA units) over the layers built on them. A
-derived unit passes its rank and score to each of its source turns (a turn keeps its best).
+A *source* ranks turns (:mod:`sources` declares them all): ``bm25`` (the space's own BM25,
+:mod:`space_index`) and ``vector`` (dense) over the raw turns; ``units`` (MMS retrieval units,
+dense), ``edus`` (EMem statements), ``scenes`` (CAST scene summaries), ``events`` (ES-Mem's
+boundary anchors, event windows and summary rerank) and ``episodes`` (EMA units) over the
+layers built on them; and any a plug-in adds. A derived unit passes its rank and score to
+each of its source turns (a turn keeps its best).
 A question about several people or things is also asked of each part (:mod:`parts`) by the
 sources scored in the client, and a turn keeps its best rank over the parts. For a question
 asking for every item of a kind, each turn's closeness to the kind is measured (:mod:`kinds`)
@@ -21,7 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -29,46 +30,21 @@ import numpy as np
 from graphmem.retrieve.base import RetrievalContext, SpaceState
 from graphmem.retrieve.fused.kinds import question_kind
 from graphmem.retrieve.fused.parts import question_parts
-from graphmem.retrieve.fused.space_index import SpaceTurns
-from graphmem.retrieve.fused.space_vectors import (
-    DENSE_SOURCES,
-    DenseUnits,
-    SpaceVectors,
-    space_vectors,
+from graphmem.retrieve.fused.sources import (
+    Pools,
+    Source,
+    costliest_first,
+    dense_names,
+    layers_read,
+    source,
 )
+from graphmem.retrieve.fused.sources import sources as declared_sources
+from graphmem.retrieve.fused.space_index import SpaceTurns
+from graphmem.retrieve.fused.space_vectors import DenseUnits, SpaceVectors, space_vectors
 from graphmem.store import Tx
 from graphmem.telemetry import stage
 
-# each source and the layer it reads ("turns" is always there)
-SOURCES: dict[str, str] = {"bm25": "turns", "vector": "turns", "units": "segments",
-                           "edus": "edus", "scenes": "scenes", "events": "events",
-                           "episodes": "episodes"}
-OPTIONAL_LAYERS = ("segments", "edus", "scenes", "events", "episodes")
 PARALLEL_READS = 2
-COSTLY_FIRST = ("edus", "vector", "events", "units", "scenes", "episodes")  # measured order
-
-
-@dataclass(frozen=True)
-class Pools:
-    """How many items each source fetches (turns, units, statements, scenes, events' turns,
-    episodic units)."""
-
-    turns: int = 100
-    units: int = 30
-    edus: int = 50
-    scenes: int = 8
-    event_turns: int = 100
-    anchors: int = 10  # ES-Mem's k boundaries
-    window: int = 3  # ES-Mem's w
-    alpha: float = 0.7  # ES-Mem's summary weight
-    episodes: int = 20
-    kind: int = 20  # turns closest to the kind a list question asks for
-    oversample: float = 1.5
-
-    def scaled(self, budget: int, tokens_per_turn: int = 15) -> Pools:
-        """Turn pools deep enough to fill ``budget`` (a turn costs ~15 tokens)."""
-        deep = min(400, max(self.turns, budget // tokens_per_turn))
-        return replace(self, turns=deep, event_turns=max(self.event_turns, deep))
 
 
 @dataclass
@@ -93,10 +69,15 @@ class Signals:
         return {row for found in self.ranks.values() for row in found}
 
 
+def optional_layers() -> tuple[str, ...]:
+    """The layers the sources read besides ``turns``: a space's state is asked about them."""
+    return layers_read()
+
+
 def available(state: SpaceState) -> tuple[str, ...]:
     """The sources this space can feed: a layer counts when some session holds it."""
-    return tuple(s for s, layer in SOURCES.items()
-                 if layer == "turns" or state.missing.get(layer, 0) < state.sessions)
+    return tuple(s.name for s in declared_sources()
+                 if s.layer == "turns" or state.missing.get(s.layer, 0) < state.sessions)
 
 
 def gather(ctx: RetrievalContext, state: SpaceState, table: SpaceTurns, pools: Pools,
@@ -119,7 +100,7 @@ def gather(ctx: RetrievalContext, state: SpaceState, table: SpaceTurns, pools: P
                 order = np.argsort(-scores, kind="stable")[: pools.turns]
                 for rank, i in enumerate(int(i) for i in order if scores[i] > 0):
                     signals.add("bm25", i, rank, float(scores[i]))
-    dense = [s for s in use if s in DENSE_SOURCES]
+    dense = [s for s in use if s in dense_names()]
     with stage("source.vectors", sources=dense, parts=len(parts)):
         held = space_vectors(ctx.store, state, dense, ctx.caches) if dense else None
         if held is not None:
@@ -130,8 +111,8 @@ def gather(ctx: RetrievalContext, state: SpaceState, table: SpaceTurns, pools: P
                 _score_held(signals, held, query, pools, at)
             if kind and "vector" in held.sources:
                 _close_to_kind(signals, held.sources["vector"], vectors[-1], pools.kind, at)
-    reads = sorted((s for s in use if s != "bm25" and (held is None or s not in dense)),
-                   key=COSTLY_FIRST.index)
+    reads = costliest_first([s for s in use if source(s).statement is not None
+                             and (held is None or s not in dense)])
     if reads:
         with stage("source.neo4j", sources=reads):
             _add_found(signals, _read(ctx, state, pools, reads), at)
@@ -146,14 +127,13 @@ def asked_of(doc: Any) -> tuple[tuple[str, ...], str | None]:
 def _score_held(signals: Signals, held: SpaceVectors, query: np.ndarray, pools: Pools,
                 at: Callable[[str], int | None]) -> None:
     """The dense sources scored in the client, ranked as the Neo4j statements rank them."""
-    depth = {"vector": pools.turns, "units": pools.units, "edus": pools.edus,
-             "scenes": pools.scenes, "episodes": pools.episodes}
-    for source, units in held.sources.items():
-        for rank, (i, score) in enumerate(units.nearest(query, depth[source])):
-            if source == "units":  # mms_units without BM25: reciprocal rank, k = 60
+    for name, units in held.sources.items():
+        declared = source(name)
+        for rank, (i, score) in enumerate(units.nearest(query, declared.k(pools))):
+            if declared.reciprocal:  # mms_units without BM25: reciprocal rank, k = 60
                 score = 1.0 / (60 + rank + 1)
             for turn in units.turn_ids[i]:
-                signals.add(source, at(turn), rank, score)
+                signals.add(name, at(turn), rank, score)
 
 
 def _close_to_kind(signals: Signals, turns: DenseUnits, kind: np.ndarray, pool: int,
@@ -182,30 +162,16 @@ def _read(ctx: RetrievalContext, state: SpaceState, pools: Pools,
     def plan(k: int) -> dict[str, Any]:
         return state.vector(k, pools.oversample) or {"exact": True, "candidates": k}
 
-    def statement(source: str) -> tuple[str, dict[str, Any]]:
-        common = {"space": space, "embedding": embedding}
-        if source == "vector":
-            return "retrieve/turns_vector", {**common, "k": pools.turns, **plan(pools.turns)}
-        if source == "units":
-            return "retrieve/mms_units", {**common, "query": "", "bm25": False,
-                                          "k": pools.units, "rrf_k": 60, **plan(pools.units)}
-        if source == "edus":
-            return "retrieve/edus_vector", {**common, "k": pools.edus, **plan(pools.edus)}
-        if source == "scenes":
-            return "retrieve/scenes_vector", {**common, "k": pools.scenes,
-                                              **plan(pools.scenes)}
-        if source == "events":
-            return "retrieve/esmem_turns", {**common, "k": pools.anchors,
-                                            **plan(pools.anchors), "w": pools.window,
-                                            "alpha": pools.alpha, "beta": 0.5,
-                                            "limit": pools.event_turns}
-        return "retrieve/episodes_vector", {**common, "k": pools.episodes,
-                                            **plan(pools.episodes)}
+    def statement(declared: Source) -> tuple[str, dict[str, Any]]:
+        k = declared.k(pools)
+        assert declared.statement is not None
+        return declared.statement, {"space": space, "embedding": embedding, "k": k,
+                                    **declared.params(pools), **plan(k)}
 
     def work(group: list[str]) -> dict[str, list[dict[str, Any]]]:
         def run(tx: Tx) -> dict[str, list[dict[str, Any]]]:
-            return {source: tx.run(name, **params)
-                    for source in group for name, params in [statement(source)]}
+            return {name: tx.run(statement_name, **params) for name in group
+                    for statement_name, params in [statement(source(name))]}
         return ctx.store.read_tx(run, "retrieve/candidates:" + ",".join(group))
 
     # the scans are the cost: two read transactions at once keep both of Neo4j's cores busy
@@ -222,17 +188,16 @@ def _read(ctx: RetrievalContext, state: SpaceState, pools: Pools,
 
 def _add_found(signals: Signals, found: dict[str, list[dict[str, Any]]],
                at: Callable[[str], int | None]) -> None:
-    for rank, row in enumerate(found.get("vector", [])):
-        signals.add("vector", at(row["id"]), rank, float(row["score"]))
-    for rank, row in enumerate(found.get("edus", [])):
-        for turn in row["turn_ids"]:
-            signals.add("edus", at(turn), rank, float(row["score"]))
-    for source, key in (("units", "turns"), ("episodes", "turns")):
-        for rank, row in enumerate(found.get(source, [])):
-            for turn in row[key]:
-                signals.add(source, at(turn["id"]), rank, float(row["score"]))
-    for rank, row in enumerate(found.get("scenes", [])):
-        for turn in row["turn_ids"]:
-            signals.add("scenes", at(turn), rank, float(row["score"]))
-    for rank, row in enumerate(found.get("events", [])):  # the event's summary score
-        signals.add("events", at(row["id"]), rank, float(row["s_event"]))
+    """Each source's rows, best first, passed to the turns they hold as its table says."""
+    for name, rows in found.items():
+        declared = source(name)
+        for rank, row in enumerate(rows):
+            score = float(row[declared.score])
+            if declared.turns == "id":
+                signals.add(name, at(row["id"]), rank, score)
+            elif declared.turns == "turn_ids":
+                for turn in row["turn_ids"]:
+                    signals.add(name, at(turn), rank, score)
+            else:
+                for turn in row["turns"]:
+                    signals.add(name, at(turn["id"]), rank, score)

@@ -31,7 +31,9 @@ Families (each can be left out when the ranker is trained, to measure what it ad
   (0 for a space too large to hold them).
 
 Per-question constants change no ranking, so a question's type enters only through such
-products with the turn.
+products with the turn. A plug-in's source (:mod:`~graphmem.retrieve.fused.sources`) adds
+its three columns after all of these (:func:`columns`), so ``FEATURES`` is what the shipped
+ranker was trained on whatever is installed.
 """
 
 from __future__ import annotations
@@ -46,17 +48,18 @@ import numpy as np
 
 from graphmem.retrieve.base import Query
 from graphmem.retrieve.cues import question_spans
-from graphmem.retrieve.fused.candidates import SOURCES, Signals
+from graphmem.retrieve.fused.candidates import Signals
 from graphmem.retrieve.fused.kinds import asks_for_list
+from graphmem.retrieve.fused.sources import BUILT_IN, plugin_sources, sources
 from graphmem.retrieve.fused.space_index import SpaceTurns
 from graphmem.retrieve.fused.space_vectors import DenseUnits
 
 DEPTH_SCALE = math.log(401)
 NEAR_TOP = 0.3  # a depth above this is a rank within the first ~60
-TURN_SOURCES = ("bm25", "vector", "edus")
-_SOURCE_COLUMNS = ("rr", "depth", "score")
+SOURCES = tuple(s.name for s in BUILT_IN)  # graphmem's own sources, in column order
+TURN_SOURCES = tuple(s.name for s in BUILT_IN if s.turn_level)
 FAMILIES: dict[str, tuple[str, ...]] = {
-    **{source: tuple(f"{source}:{c}" for c in _SOURCE_COLUMNS) for source in SOURCES},
+    **{s.name: s.columns for s in BUILT_IN},
     "agreement": ("sources",),
     "neighbours": ("prev:depth", "next:depth", "prev2:depth", "next2:depth", "prev:question",
                    "self:question"),
@@ -73,6 +76,26 @@ FAMILIES: dict[str, tuple[str, ...]] = {
 }
 FEATURES: tuple[str, ...] = tuple(c for cols in FAMILIES.values() for c in cols)
 _COLUMN = {name: i for i, name in enumerate(FEATURES)}
+
+
+def columns() -> tuple[str, ...]:
+    """Every feature column: ``FEATURES``, then each plug-in source's three."""
+    return FEATURES + tuple(c for s in plugin_sources() for c in s.columns)
+
+
+def families() -> dict[str, tuple[str, ...]]:
+    """``FAMILIES`` and a family per plug-in source."""
+    return {**FAMILIES, **{s.name: s.columns for s in plugin_sources()}}
+
+
+def monotone(name: str) -> int:
+    """The direction known before any data of column ``name`` (0: none): ``MONOTONE``, and
+    a plug-in source's ``rr`` and ``depth`` as graphmem's own."""
+    known = MONOTONE.get(name)
+    if known is not None:
+        return known
+    source, _, column = name.partition(":")
+    return 1 if column in ("rr", "depth") and source in {s.name for s in sources()} else 0
 # the direction known before any data: a source ranking a turn higher, more sources agreeing,
 # the session's day inside the date the question names, never count against it; a turn that
 # says nothing never counts for it (the trees may be held to these, ``--monotone``)
@@ -125,8 +148,8 @@ def _who(table: SpaceTurns, persons: tuple[str, ...]) -> tuple[set[str], frozens
 
 def matrix(table: SpaceTurns, signals: Signals, asked: Asked,
            rows: list[int]) -> np.ndarray:
-    """The feature rows (``FEATURES`` order) of the candidate turns ``rows``."""
-    x = np.zeros((len(rows), len(FEATURES)), dtype=np.float32)
+    """The feature rows (:func:`columns` order) of the candidate turns ``rows``."""
+    x = np.zeros((len(rows), len(columns())), dtype=np.float32)
     if not rows:
         return x
     own = np.asarray(rows, dtype=np.int64)
@@ -175,7 +198,9 @@ def _sources(x: np.ndarray, table: SpaceTurns, signals: Signals,
     depth = np.zeros(len(table.rows))
     reached = np.zeros(len(x))
     best_bm25 = max((s for _, s in signals.ranks.get("bm25", {}).values()), default=1.0) or 1.0
-    for source in SOURCES:
+    column = {name: i for i, name in enumerate(columns())}
+    for declared in sources():
+        source = declared.name
         found = signals.ranks.get(source)
         if not found:
             continue
@@ -183,15 +208,15 @@ def _sources(x: np.ndarray, table: SpaceTurns, signals: Signals,
         rank = np.fromiter((v[0] for v in found.values()), dtype=np.float64, count=len(found))
         score = np.fromiter((v[1] for v in found.values()), dtype=np.float64, count=len(found))
         deep = 1 - np.log1p(rank) / DEPTH_SCALE
-        if source in TURN_SOURCES:
+        if declared.turn_level:
             depth[hit] = np.maximum(depth[hit], deep)
         n = np.fromiter((at.get(r, -1) for r in found), dtype=np.int64, count=len(found))
         keep = n >= 0
         n = n[keep]
-        x[n, _COLUMN[f"{source}:rr"]] = 1 / (1 + rank[keep])
-        x[n, _COLUMN[f"{source}:depth"]] = deep[keep]
-        x[n, _COLUMN[f"{source}:score"]] = (score[keep] / best_bm25 if source == "bm25"
-                                            else score[keep])
+        x[n, column[f"{source}:rr"]] = 1 / (1 + rank[keep])
+        x[n, column[f"{source}:depth"]] = deep[keep]
+        x[n, column[f"{source}:score"]] = (score[keep] / best_bm25 if source == "bm25"
+                                           else score[keep])
         reached[n] += 1
     x[:, _COLUMN["sources"]] = reached / max(1, len(signals.sources))
     return depth
@@ -230,7 +255,8 @@ def unlearned(x: np.ndarray) -> np.ndarray:
     """The order no training chose: each candidate's mean depth over every source (a reached
     rank counts, a source that missed it counts 0), from a full ``FEATURES`` matrix. The
     ranker blends towards it so that a conversation unlike its training data falls back on
-    what every source agrees on."""
+    what every source agrees on. graphmem's own sources only: a plug-in's source changes it
+    not."""
     at = {name: i for i, name in enumerate(FEATURES)}
     return np.asarray(x[:, [at[f"{s}:depth"] for s in SOURCES]].mean(axis=1))
 

@@ -21,8 +21,9 @@ from typing import Any, NamedTuple, Protocol
 import numpy as np
 
 from graphmem.retrieve.base import RetrievalContext, SpaceState
-from graphmem.retrieve.fused.candidates import Pools, Signals, asked_of, gather
+from graphmem.retrieve.fused.candidates import Signals, asked_of, gather
 from graphmem.retrieve.fused.features import FEATURES, Asked, analyse, candidate_rows, matrix
+from graphmem.retrieve.fused.sources import Pools
 from graphmem.retrieve.fused.space_index import SpaceTurns, TurnRow
 from graphmem.retrieve.fused.statements import Statement, turn_statements
 from graphmem.retrieve.fused.window import along

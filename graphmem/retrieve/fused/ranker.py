@@ -29,8 +29,9 @@ from typing import Any
 import numpy as np
 
 from graphmem.errors import ConfigurationError
-from graphmem.retrieve.fused.features import FEATURES, unlearned
+from graphmem.retrieve.fused.features import columns, unlearned
 from graphmem.retrieve.fused.pipeline import PackingRule, rule_of
+from graphmem.retrieve.fused.sources import plugin_sources
 
 SHIPPED = Path(__file__).with_name("fusion_ranker.json")
 # between the models of a tree ranker's average (fits that differ only in their seed)
@@ -54,16 +55,24 @@ class Ranker(ABC):
     metrics: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        unknown = sorted(set(self.features) - set(FEATURES))
+        unknown = sorted(set(self.features) - set(columns()))
         if unknown:
             raise ConfigurationError(f"the ranker uses features this version does not "
-                                     f"compute: {', '.join(unknown)}; retrain it with "
-                                     "`graphmem eval train-ranker`")
+                                     f"compute: {', '.join(unknown)} (a plug-in's source "
+                                     "that is not installed, or an older graphmem); retrain "
+                                     "it with `graphmem eval train-ranker`")
 
     @property
     def columns(self) -> list[int]:
-        at = {name: i for i, name in enumerate(FEATURES)}
+        at = {name: i for i, name in enumerate(columns())}
         return [at[name] for name in self.features]
+
+    @property
+    def plugin_sources(self) -> tuple[str, ...]:
+        """The plug-ins' sources whose columns it reads (a search runs them; graphmem's
+        own run whenever the space holds their layers)."""
+        read = {name.partition(":")[0] for name in self.features}
+        return tuple(s.name for s in plugin_sources() if s.name in read)
 
     @abstractmethod
     def raw(self, x: np.ndarray) -> np.ndarray:
@@ -74,7 +83,7 @@ class Ranker(ABC):
         """The logit of P(evidence) for raw scores."""
 
     def probabilities(self, x: np.ndarray) -> np.ndarray:
-        """P(evidence) of each row of a full ``FEATURES`` matrix."""
+        """P(evidence) of each row of a full feature matrix (``features.columns()``)."""
         if len(x) == 0:
             return np.zeros(0)
         p = _sigmoid(self.calibrated(self.raw(x[:, self.columns])))

@@ -29,9 +29,6 @@ if TYPE_CHECKING:
     from graphmem.retrieve.base import SpaceState
     from graphmem.store import GraphStore
 
-DENSE_SOURCES = ("vector", "units", "edus", "scenes", "episodes")
-
-
 @dataclass(frozen=True)
 class DenseUnits:
     """One source's units of a space: ids (sorted), unit vectors, each unit's turns and the

@@ -39,10 +39,11 @@ import numpy as np
 
 from graphmem.models import Hit
 from graphmem.retrieve.base import RetrievalContext, SpaceState, Strategy
-from graphmem.retrieve.fused.candidates import OPTIONAL_LAYERS, Pools
-from graphmem.retrieve.fused.features import FEATURES
+from graphmem.retrieve.fused.candidates import optional_layers
+from graphmem.retrieve.fused.features import FEATURES, SOURCES
 from graphmem.retrieve.fused.pipeline import CHANGED, candidates, header, select, shaped
 from graphmem.retrieve.fused.ranker import load_ranker
+from graphmem.retrieve.fused.sources import Pools
 from graphmem.retrieve.fused.space_index import SpaceTurns, space_turns, tokenize
 from graphmem.retrieve.fused.statements import Statement
 from graphmem.retrieve.packing import Packed, count_tokens, pack
@@ -56,8 +57,9 @@ _WARNED: set[str] = set()  # spaces already reported too large, in this process
 
 @dataclass(frozen=True)
 class FusedConfig:
-    sources: tuple[str, ...] | None = None  # None: every source the space can feed
-    model: str | None = None  # a ranker file; None: the shipped one
+    # None: every source of graphmem's the space can feed, and the plug-ins' the ranker reads
+    sources: tuple[str, ...] | None = None
+    model: str | None = None  # a ranker file; None: GRAPHMEM_RANKER, else the shipped one
     gamma: float | None = None  # None: the ranker's own
     headers: bool = True  # one date header per session; False: the day on every line
     statements: bool = False  # True: a turn may be shown by its statement nearest the question
@@ -116,8 +118,11 @@ def render(table: SpaceTurns, chosen: list[Chosen], headers: bool = True) -> lis
 
 class FusedSearch(Strategy[FusedConfig]):
     needs = ("turns",)
-    uses = OPTIONAL_LAYERS
     config_type = FusedConfig
+
+    @classmethod
+    def layers_used(cls) -> tuple[str, ...]:
+        return optional_layers()  # every source's layer, a plug-in's included
 
     def pack(self, hits: Sequence[Hit], budget: int) -> Packed:
         """Its hits are what its own packing chose for ``budget`` (each line and session
@@ -137,11 +142,13 @@ class FusedSearch(Strategy[FusedConfig]):
             ranked = TurnSearch("turns", TurnSearchConfig()).retrieve(ctx, state, budget)
             kept = set(pack(ranked, budget).included)  # packed as `turns` packs
             return [h for h in ranked if h.id in kept]
-        ranker = load_ranker(c.model)
+        model = c.model or ctx.store.settings.ranker
+        ranker = load_ranker(str(model) if model else None)
+        use = c.sources if c.sources is not None else (*SOURCES, *ranker.plugin_sources)
         rule = ranker.rule if c.gamma is None else ranker.rule._replace(gamma=c.gamma)
         with stage("table"):
             table = space_turns(ctx.store, state, ctx.caches)
-        found = candidates(ctx, state, table, c.pools.scaled(budget), c.sources, c.parts,
+        found = candidates(ctx, state, table, c.pools.scaled(budget), use, c.parts,
                            c.statements)
         with stage("ranking", candidates=len(found.rows)):
             p = shaped(ranker.probabilities(found.x), found, rule)

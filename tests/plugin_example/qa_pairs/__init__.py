@@ -7,6 +7,7 @@ from graphmem.ingest.layer import Job, Layer, LayerOptions, LayerResult
 from graphmem.ingest.layers import register
 from graphmem.models import Hit
 from graphmem.retrieve.base import RetrievalContext, SpaceState, Strategy
+from graphmem.retrieve.fused import Source, register_source
 from graphmem.retrieve.registry import Recipe
 from graphmem.retrieve.registry import register as register_recipe
 from graphmem.text import native_datetime, render_turn
@@ -78,3 +79,6 @@ class AskedSearch(Strategy[AskedConfig]):
 
 register(QuestionLayer)
 register_recipe("asked", Recipe(AskedSearch, {}, "questions asked before, with their answers"))
+# graphmem's own strategy may read the questions too, as one more candidate source: the same
+# statement, its rows' turn_ids (the question and its answer) ranked by score
+register_source(Source("questions", layer="questions", depth=10, statement="questions/asked"))
