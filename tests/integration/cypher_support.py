@@ -44,7 +44,7 @@ def _units(store: GraphStore, space: str, **params: Any) -> list[dict[str, Any]]
 
 
 def _events(store: GraphStore, space: str) -> list[dict[str, Any]]:
-    return store.read("ingest/conversation_events", space=space,
+    return store.read("ingest/events/conversation_events", space=space,
                       conversation_id=conversation_id(space, KEY), context=2)
 
 

@@ -34,9 +34,9 @@ CASES: dict[str, Case] = {}
 case = registrar(CASES)
 
 
-@case("ingest/merge_conversation")
+@case("ingest/turns/merge_conversation")
 def _merge_conversation(store: GraphStore, space: str, memory: Memory) -> None:
-    rows = store.write("ingest/merge_conversation", space=space,
+    rows = store.write("ingest/turns/merge_conversation", space=space,
                        conversation_id=conversation_id(space, "extra"), key="extra",
                        source_format="json",
                        speakers=[{"id": speaker_id(space, "Zoe"), "name": "Zoe"}])
@@ -44,47 +44,49 @@ def _merge_conversation(store: GraphStore, space: str, memory: Memory) -> None:
     assert len(memory.spaces()) >= 1
 
 
-@case("ingest/merge_sessions")
+@case("ingest/turns/merge_sessions")
 def _merge_sessions(store: GraphStore, space: str, memory: Memory) -> None:
     cid = conversation_id(space, KEY)
     row = {"id": session_id(space, KEY, "s9"), "key": "s9", "index": 9, "started_at": None,
            "date_text": None}
-    assert store.write("ingest/merge_sessions", space=space, conversation_id=cid,
+    assert store.write("ingest/turns/merge_sessions", space=space, conversation_id=cid,
                        sessions=[row]) == [{"sessions": 1}]
     # another space's id cannot attach sessions to this conversation
-    assert store.write("ingest/merge_sessions", space="elsewhere", conversation_id=cid,
+    assert store.write("ingest/turns/merge_sessions", space="elsewhere", conversation_id=cid,
                        sessions=[row]) == [{"sessions": 0}]
 
 
-@case("ingest/merge_turns")
+@case("ingest/turns/merge_turns")
 def _merge_turns(store: GraphStore, space: str, memory: Memory) -> None:
     row = {"id": turn_id(space, KEY, "s1:1"), "session_id": session_id(space, KEY, "s1"),
            "speaker_id": speaker_id(space, "Maya"), "order": 0, "speaker": "Maya",
            "text": "Hi Jonas! I finally signed up for the pottery class at the community centre.",
            "source_id": "s1:1", "image_caption": None, "image_url": None}
     before = store.read("admin/space_snapshot", space=space)
-    assert store.write("ingest/merge_turns", space=space, turns=[row]) == [{"turns": 1}]
+    assert store.write("ingest/turns/merge_turns", space=space, turns=[row]) == [{"turns": 1}]
     assert store.read("admin/space_snapshot", space=space) == before  # same values: no change
 
 
-@case("ingest/set_turn_embeddings")
-@case("ingest/turn_embedding_hashes")
+@case("ingest/turns/set_turn_embeddings")
+@case("ingest/turns/turn_embedding_hashes")
 def _embeddings(store: GraphStore, space: str, memory: Memory) -> None:
     tid = turn_id(space, KEY, "s1:2")
     rows = [{"id": tid, "embedding": vector(memory, "x"), "embedded_hash": "abc"}]
-    assert store.write("ingest/set_turn_embeddings", space=space, rows=rows) == [{"embedded": 1}]
+    assert store.write("ingest/turns/set_turn_embeddings", space=space,
+                       rows=rows) == [{"embedded": 1}]
     hashes = {r["id"]: r["embedded_hash"] for r in store.read(
-        "ingest/turn_embedding_hashes", space=space,
+        "ingest/turns/turn_embedding_hashes", space=space,
         ids=[r["id"] for r in query_rows(store, "MATCH (t:Turn {space: $s}) RETURN t.id AS id",
                                          s=space)] + [turn_id("elsewhere", KEY, "s1:2")])}
     assert len(hashes) == 17 and hashes[tid] == "abc"
 
 
-@case("ingest/link_turns")
+@case("ingest/turns/link_turns")
 @case("admin/turn_neighbours")
 def _link(store: GraphStore, space: str, memory: Memory) -> None:
     cid = conversation_id(space, KEY)
-    assert store.write("ingest/link_turns", space=space, conversation_id=cid) == [{"links": 16}]
+    assert store.write("ingest/turns/link_turns", space=space,
+                       conversation_id=cid) == [{"links": 16}]
     [row] = store.read("admin/turn_neighbours", space=space, conversation_id=cid)
     assert row["chain"][:3] == ["s1:1", "s1:2", "s1:3"] and len(row["chain"]) == 17
 
@@ -163,88 +165,90 @@ def _conversation_records(store: GraphStore, space: str, memory: Memory) -> None
     assert one == row
 
 
-@case("ingest/conversation_edus")
+@case("ingest/edus/conversation_edus")
 def _conversation_edus(store: GraphStore, space: str, memory: Memory) -> None:
-    rows = store.read("ingest/conversation_edus", space=space,
+    rows = store.read("ingest/edus/conversation_edus", space=space,
                       conversation_id=conversation_id(space, KEY))
     assert len(rows) == len(_edu_rows(store, space))
     assert rows[0]["session_id"].endswith("/s1") and rows[-1]["session_id"].endswith("/s3")
     assert any("pottery class" in r["arguments"] for r in rows)
-    assert store.read("ingest/conversation_edus", space="elsewhere",
+    assert store.read("ingest/edus/conversation_edus", space="elsewhere",
                       conversation_id=conversation_id(space, KEY)) == []
 
 
-@case("ingest/merge_edus")
-@case("ingest/edu_embedding_hashes")
+@case("ingest/edus/merge_edus")
+@case("ingest/edus/edu_embedding_hashes")
 def _merge_edus(store: GraphStore, space: str, memory: Memory) -> None:
     cid = conversation_id(space, KEY)
-    hashes = store.read("ingest/edu_embedding_hashes", space=space,
+    hashes = store.read("ingest/edus/edu_embedding_hashes", space=space,
                         ids=[r["id"] for r in _edu_rows(store, space)] + [f"{cid}#nothing~0"])
     edu = {"id": f"{cid}#extra~0", "session_id": session_id(space, KEY, "s1"),
            "conversation_id": cid, "kind": "edu", "text": "Maya likes clay.",
            "rendered": "Maya likes clay.", "speaker": "Maya", "order": 99,
            "source_ids": ["s1:1"], "source_turn_ids": [turn_id(space, KEY, "s1:1")]}
-    assert store.write("ingest/merge_edus", space=space, edus=[edu]) == [{"edus": 1}]
+    assert store.write("ingest/edus/merge_edus", space=space, edus=[edu]) == [{"edus": 1}]
     assert len(hashes) == len(_edu_rows(store, space))  # every stored EDU has an embedding
 
 
-@case("ingest/prune_edus")
+@case("ingest/edus/prune_edus")
 def _prune(store: GraphStore, space: str, memory: Memory) -> None:
     before = len(_edu_rows(store, space))
     keep = [r["id"] for r in _edu_rows(store, space) if r["session_id"].endswith("s1")]
-    [row] = store.write("ingest/prune_edus", space=space,
+    [row] = store.write("ingest/edus/prune_edus", space=space,
                         session_ids=[session_id(space, KEY, "s3")], keep=keep)
     assert row["pruned"] > 0 and len(_edu_rows(store, space)) == before - row["pruned"]
 
 
-@case("ingest/set_embeddings")
-@case("ingest/space_arguments")
-@case("ingest/merge_arguments")
-@case("ingest/link_arguments")
-@case("ingest/prune_argument_links")
-@case("ingest/merge_synonyms")
+@case("ingest/edus/set_embeddings")
+@case("ingest/edus/space_arguments")
+@case("ingest/edus/merge_arguments")
+@case("ingest/edus/link_arguments")
+@case("ingest/edus/prune_argument_links")
+@case("ingest/edus/merge_synonyms")
 def _arguments(store: GraphStore, space: str, memory: Memory) -> None:
-    args = store.read("ingest/space_arguments", space=space)
+    args = store.read("ingest/edus/space_arguments", space=space)
     assert args and all(len(a["embedding"]) == 384 for a in args)
     first, second = sorted(a["id"] for a in args)[:2]
-    [row] = store.write("ingest/merge_synonyms", space=space,
+    [row] = store.write("ingest/edus/merge_synonyms", space=space,
                         pairs=[{"source": first, "target": second, "score": 0.95}])
     assert row == {"synonyms": 1}
     edu = _edu_rows(store, space)[0]["id"]
-    assert store.write("ingest/merge_arguments", space=space,
+    assert store.write("ingest/edus/merge_arguments", space=space,
                        arguments=[{"id": first, "text": "x"}]) == [{"arguments": 1}]
-    assert store.write("ingest/link_arguments", space=space,
+    assert store.write("ingest/edus/link_arguments", space=space,
                        links=[{"edu_id": edu, "argument_id": first}]) == [{"links": 1}]
     linked = "MATCH (:EDU {id: $e})-[:HAS_ARGUMENT]->(a) RETURN a.id AS id ORDER BY id"
     assert {"id": first} in query_rows(store, linked, e=edu)
-    store.write("ingest/prune_argument_links", space=space, edu_ids=[edu],
+    store.write("ingest/edus/prune_argument_links", space=space, edu_ids=[edu],
                 links=[{"edu_id": edu, "argument_id": first}])
     assert query_rows(store, linked, e=edu) == [{"id": first}]  # only the named link is left
-    assert store.write("ingest/prune_argument_links", space="elsewhere", edu_ids=[edu],
+    assert store.write("ingest/edus/prune_argument_links", space="elsewhere", edu_ids=[edu],
                        links=[]) == [{"dropped": 0}]
-    assert store.write("ingest/set_embeddings", space=space, rows=[
+    assert store.write("ingest/edus/set_embeddings", space=space, rows=[
         {"id": first, "embedding": vector(memory, "clay"), "embedded_hash": "h"}]) == [
         {"embedded": 1}]
 
 
-@case("ingest/merge_units")
-@case("ingest/unit_embedding_hashes")
-@case("ingest/set_unit_embeddings")
+@case("ingest/segments/merge_units")
+@case("ingest/segments/unit_embedding_hashes")
+@case("ingest/segments/set_unit_embeddings")
 def _merge_units(store: GraphStore, space: str, memory: Memory) -> None:
     cid = conversation_id(space, KEY)
     ids = [r["id"] for r in query_rows(store, "MATCH (r:RetrievalUnit {space: $s}) "
                                        "RETURN r.id AS id", s=space)]
-    assert len(store.read("ingest/unit_embedding_hashes", space=space, ids=[*ids, "x"])) == \
-        len(_units(store, space)) == 17  # every stored unit has an embedding
+    # every stored unit has an embedding
+    assert len(store.read("ingest/segments/unit_embedding_hashes", space=space,
+                          ids=[*ids, "x"])) == len(_units(store, space)) == 17
     unit = {"id": f"{cid}#r~extra", "context_id": f"{cid}#c~extra",
             "session_id": session_id(space, KEY, "s1"), "conversation_id": cid, "order": 99,
             "round": "Maya: clay", "keywords": ["clay"], "perspectives": ["What does Maya like?"],
             "episodic": [], "semantic": ["Maya likes clay."], "retrieval_text": "clay, Maya",
             "context_text": "Maya: clay", "source_ids": ["s1:1", "s1:2"],
             "source_turn_ids": [turn_id(space, KEY, "s1:1"), turn_id(space, KEY, "s1:2")]}
-    assert store.write("ingest/merge_units", space=space, units=[unit]) == [{"units": 1}]
-    assert store.write("ingest/merge_units", space="elsewhere", units=[unit]) == [{"units": 0}]
-    assert store.write("ingest/set_unit_embeddings", space=space, rows=[
+    assert store.write("ingest/segments/merge_units", space=space, units=[unit]) == [{"units": 1}]
+    assert store.write("ingest/segments/merge_units", space="elsewhere",
+                       units=[unit]) == [{"units": 0}]
+    assert store.write("ingest/segments/set_unit_embeddings", space=space, rows=[
         {"id": unit["id"], "embedding": vector(memory, "clay"), "embedded_hash": "h"}]) == [
         {"embedded": 1}]
     [found] = [r for r in _units(store, space) if r["id"] == unit["id"]]
@@ -252,17 +256,17 @@ def _merge_units(store: GraphStore, space: str, memory: Memory) -> None:
     assert [t["source_id"] for t in found["turns"]] == ["s1:1", "s1:2"]  # in spoken order
 
 
-@case("ingest/prune_units")
+@case("ingest/segments/prune_units")
 def _prune_units(store: GraphStore, space: str, memory: Memory) -> None:
     keep = [r["id"] for r in _units(store, space) if not r["session_id"].endswith("s3")]
-    [row] = store.write("ingest/prune_units", space=space,
+    [row] = store.write("ingest/segments/prune_units", space=space,
                         session_ids=[session_id(space, KEY, "s3")], keep=keep)
     assert row == {"pruned": 5} and len(_units(store, space)) == 12
     left = "MATCH (c:ContextUnit {space: $space}) RETURN count(c) AS n"
     assert query_rows(store, left, space=space) == [{"n": 12}]  # context units went too
 
 
-@case("ingest/conversation_events")
+@case("ingest/events/conversation_events")
 def _conversation_events(store: GraphStore, space: str, memory: Memory) -> None:
     rows = _events(store, space)
     assert len(rows) >= 3  # at least one event per session
@@ -271,12 +275,12 @@ def _conversation_events(store: GraphStore, space: str, memory: Memory) -> None:
     assert all(1 <= len(r["first_turns"]) <= 2 and r["embedded_hash"] for r in rows)
     assert rows[0]["first_turns"][0]["text"].startswith("Hi Jonas!")
     assert rows[0]["first_turns"][0]["id"] == turn_id(space, KEY, "s1:1")
-    assert store.read("ingest/conversation_events", space="elsewhere",
+    assert store.read("ingest/events/conversation_events", space="elsewhere",
                       conversation_id=conversation_id(space, KEY), context=2) == []
 
 
-@case("ingest/merge_events")
-@case("ingest/set_event_embeddings")
+@case("ingest/events/merge_events")
+@case("ingest/events/set_event_embeddings")
 def _merge_events(store: GraphStore, space: str, memory: Memory) -> None:
     sid = session_id(space, KEY, "s3")
     row = {"id": f"{sid}/event/extra", "session_id": sid,
@@ -284,17 +288,19 @@ def _merge_events(store: GraphStore, space: str, memory: Memory) -> None:
            "summary": "mugs; kiln", "topics": ["mugs"], "keywords": ["mug", "kiln"],
            "source_ids": ["s3:1"], "source_turn_ids": [turn_id(space, KEY, "s3:1")],
            "started_at": None, "date_text": None}
-    assert store.write("ingest/merge_events", space=space, events=[row]) == [{"events": 1}]
-    assert store.write("ingest/merge_events", space="elsewhere", events=[row]) == [{"events": 0}]
+    assert store.write("ingest/events/merge_events", space=space, events=[row]) == [{"events": 1}]
+    assert store.write("ingest/events/merge_events", space="elsewhere",
+                       events=[row]) == [{"events": 0}]
     rows = [{"id": row["id"], "embedding": vector(memory, "mugs"), "embedded_hash": "h"}]
-    assert store.write("ingest/set_event_embeddings", space=space, rows=rows) == [{"embedded": 1}]
-    assert store.write("ingest/set_event_embeddings", space="elsewhere",
+    assert store.write("ingest/events/set_event_embeddings", space=space,
+                       rows=rows) == [{"embedded": 1}]
+    assert store.write("ingest/events/set_event_embeddings", space="elsewhere",
                        rows=rows) == [{"embedded": 0}]
 
 
-@case("ingest/merge_boundaries")
-@case("ingest/prune_events")
-@case("ingest/link_events")
+@case("ingest/events/merge_boundaries")
+@case("ingest/events/prune_events")
+@case("ingest/events/link_events")
 def _boundaries_prune_link(store: GraphStore, space: str, memory: Memory) -> None:
     rows = _events(store, space)
     first, second = rows[0], rows[1]
@@ -302,46 +308,47 @@ def _boundaries_prune_link(store: GraphStore, space: str, memory: Memory) -> Non
                 "opens": second["id"], "kind": "topic", "name": "→ test",
                 "description": "a new description", "p_eb": 0.9,
                 "source_turn_ids": [first["last_turns"][-1]["id"]]}
-    assert store.write("ingest/merge_boundaries", space=space,
+    assert store.write("ingest/events/merge_boundaries", space=space,
                        boundaries=[boundary]) == [{"boundaries": 1}]
     assert query_rows(store, "MATCH (b:Boundary {id: $id})-[:FROM_TURN]->(t) RETURN t.id AS id",
                 id=boundary["id"]) == [{"id": first["last_turns"][-1]["id"]}]
     # prune: keep only the first session's events; the rest of the conversation's boundaries go
     keep = [r["id"] for r in rows if r["session_id"] == first["session_id"]]
-    store.write("ingest/prune_events", space=space, conversation_id=conversation_id(space, KEY),
+    store.write("ingest/events/prune_events", space=space,
+                conversation_id=conversation_id(space, KEY),
                 session_ids=[r["session_id"] for r in rows], keep_events=keep,
                 keep_boundaries=[f"{e}/boundary" for e in keep], event_turns=[])
     left = _events(store, space)
     assert [r["id"] for r in left] == keep
-    [chain] = store.write("ingest/link_events", space=space,
+    [chain] = store.write("ingest/events/link_events", space=space,
                           conversation_id=conversation_id(space, KEY))
     assert chain["events"] == len(keep)
 
 
-@case("ingest/turn_vectors")
+@case("ingest/turns/turn_vectors")
 def _turn_vectors(store: GraphStore, space: str, memory: Memory) -> None:
-    rows = store.read("ingest/turn_vectors", space=space,
+    rows = store.read("ingest/turns/turn_vectors", space=space,
                       conversation_id=conversation_id(space, KEY))
     assert len(rows) == 17 and all(len(r["embedding"]) == 384 for r in rows)
-    assert store.read("ingest/turn_vectors", space="elsewhere",
+    assert store.read("ingest/turns/turn_vectors", space="elsewhere",
                       conversation_id=conversation_id(space, KEY)) == []
 
 
-@case("ingest/space_characters")
+@case("ingest/scenes/space_characters")
 @case("retrieve/space_characters")
-@case("ingest/merge_characters")
+@case("ingest/scenes/merge_characters")
 def _characters(store: GraphStore, space: str, memory: Memory) -> None:
-    known = store.read("ingest/space_characters", space=space)
+    known = store.read("ingest/scenes/space_characters", space=space)
     assert known == [{"key": "jonas", "name": "Jonas", "aliases": []},
                      {"key": "maya", "name": "Maya", "aliases": []}]
     row = {"id": f"{space}/%pepper", "key": "pepper", "name": "Pepper", "aliases": [],
            "speaker_id": None}
-    assert store.write("ingest/merge_characters", space=space, characters=[row]) == [
+    assert store.write("ingest/scenes/merge_characters", space=space, characters=[row]) == [
         {"characters": 1}]
     ids = query_rows(store, "MATCH (ch:Character {space: $space, key: 'maya'})"
                      "-[:SPEAKS_AS]->(s) RETURN ch.id AS character, s.id AS speaker",
                      space=space)[0]
-    store.write("ingest/merge_characters", space=space, characters=[
+    store.write("ingest/scenes/merge_characters", space=space, characters=[
         {"id": ids["character"], "key": "maya", "name": "Maya", "aliases": ["may"],
          "speaker_id": ids["speaker"]}])  # the aliases land on the character and the speaker
     assert store.read("retrieve/space_characters", space=space)[1]["aliases"] == ["may"]
@@ -350,29 +357,29 @@ def _characters(store: GraphStore, space: str, memory: Memory) -> None:
     speakers = query_rows(store, "MATCH (:Character {space: $space})-[:SPEAKS_AS]->(s) "
                           "RETURN count(s) AS n", space=space)
     assert speakers == [{"n": 2}]  # a person only mentioned speaks as nobody
-    assert store.read("ingest/space_characters", space=space)[-1]["key"] == "pepper"
+    assert store.read("ingest/scenes/space_characters", space=space)[-1]["key"] == "pepper"
     assert [r["key"] for r in store.read("retrieve/space_characters", space=space)] == [
         "jonas", "maya", "pepper"]
     assert store.read("retrieve/space_characters", space="elsewhere") == []
 
 
-@case("ingest/merge_scenes")
-@case("ingest/set_scene_embeddings")
-@case("ingest/scene_embedding_hashes")
+@case("ingest/scenes/merge_scenes")
+@case("ingest/scenes/set_scene_embeddings")
+@case("ingest/scenes/scene_embedding_hashes")
 @case("retrieve/scenes_vector")
 def _merge_scenes(store: GraphStore, space: str, memory: Memory) -> None:
     cid = conversation_id(space, KEY)
-    stored = store.read("ingest/scene_embedding_hashes", space=space, conversation_id=cid)
+    stored = store.read("ingest/scenes/scene_embedding_hashes", space=space, conversation_id=cid)
     assert len(stored) == len(_scenes(store, space, "dog", memory)) + 2  # and two profiles
     scene = {"id": f"{cid}#scene~extra", "conversation_id": cid, "order": 9,
              "summary": "Maya's greyhound Pepper", "title": "Pepper", "started_at": None,
              "ended_at": None, "place": "Bristol", "participants": ["Maya"], "source_ids": ["s2:1"],
              "source_turn_ids": [turn_id(space, KEY, "s2:1")],
              "roles": [{"character_id": f"{space}/%maya", "role": "main"}]}
-    assert store.write("ingest/merge_scenes", space=space, scenes=[scene]) == [{"scenes": 1}]
-    assert store.write("ingest/merge_scenes", space="elsewhere", scenes=[scene]) == [
+    assert store.write("ingest/scenes/merge_scenes", space=space, scenes=[scene]) == [{"scenes": 1}]
+    assert store.write("ingest/scenes/merge_scenes", space="elsewhere", scenes=[scene]) == [
         {"scenes": 0}]
-    assert store.write("ingest/set_scene_embeddings", space=space, rows=[
+    assert store.write("ingest/scenes/set_scene_embeddings", space=space, rows=[
         {"id": scene["id"], "embedding": vector(memory, scene["summary"]),
          "embedded_hash": "h"}]) == [{"embedded": 1}]
     top = _scenes(store, space, "Pepper the greyhound", memory, k=1)[0]
@@ -385,8 +392,8 @@ def _merge_scenes(store: GraphStore, space: str, memory: Memory) -> None:
     assert indexed and _scenes(store, "elsewhere", "dog", memory) == []
 
 
-@case("ingest/merge_profiles")
-@case("ingest/set_profile_embeddings")
+@case("ingest/scenes/merge_profiles")
+@case("ingest/scenes/set_profile_embeddings")
 def _merge_profiles(store: GraphStore, space: str, memory: Memory) -> None:
     cid = conversation_id(space, KEY)
     scene_id = _scenes(store, space, "running", memory)[0]["id"]
@@ -394,9 +401,9 @@ def _merge_profiles(store: GraphStore, space: str, memory: Memory) -> None:
                "conversation_id": cid, "name": "Jonas", "text": "Jonas runs.",
                "scenes": [{"id": scene_id, "order": 0, "role": "main"}],
                "source_ids": ["s1:4"], "source_turn_ids": [turn_id(space, KEY, "s1:4")]}
-    assert store.write("ingest/merge_profiles", space=space, profiles=[profile]) == [
+    assert store.write("ingest/scenes/merge_profiles", space=space, profiles=[profile]) == [
         {"profiles": 1}]
-    assert store.write("ingest/set_profile_embeddings", space=space, rows=[
+    assert store.write("ingest/scenes/set_profile_embeddings", space=space, rows=[
         {"id": profile["id"], "embedding": vector(memory, "Jonas runs."),
          "embedded_hash": "h"}]) == [{"embedded": 1}]
     rows = query_rows(store, """
@@ -406,55 +413,57 @@ def _merge_profiles(store: GraphStore, space: str, memory: Memory) -> None:
         character=profile["character_id"], id=profile["id"])
     assert rows == [{"scene": scene_id, "role": "main", "turn": "s1:4", "hash": "h"}]
     moved = {**profile, "source_ids": ["s1:2"], "source_turn_ids": [turn_id(space, KEY, "s1:2")]}
-    store.write("ingest/merge_profiles", space=space, profiles=[moved])
+    store.write("ingest/scenes/merge_profiles", space=space, profiles=[moved])
     assert query_rows(store, "MATCH (:Profile {id: $id})-[:FROM_TURN]->(t) "
                       "RETURN t.source_id AS turn", id=profile["id"]) == [{"turn": "s1:2"}]
 
 
-@case("ingest/prune_scenes")
-@case("ingest/prune_characters")
+@case("ingest/scenes/prune_scenes")
+@case("ingest/scenes/prune_characters")
 def _prune_scenes(store: GraphStore, space: str, memory: Memory) -> None:
     cid = conversation_id(space, KEY)
     scenes = [r["id"] for r in _scenes(store, space, "dog", memory)]
-    [row] = store.write("ingest/prune_scenes", space=space, conversation_id=cid,
+    [row] = store.write("ingest/scenes/prune_scenes", space=space, conversation_id=cid,
                         scenes=scenes[:1], profiles=[])
     assert row == {"scenes": len(scenes) - 1, "profiles": 2}
     assert [r["id"] for r in _scenes(store, space, "dog", memory)] == scenes[:1]
-    assert store.write("ingest/prune_characters", space=space) == [{"pruned": 0}]
-    store.write("ingest/prune_scenes", space=space, conversation_id=cid, scenes=[], profiles=[])
-    assert store.write("ingest/prune_characters", space=space) == [{"pruned": 2}]
+    assert store.write("ingest/scenes/prune_characters", space=space) == [{"pruned": 0}]
+    store.write("ingest/scenes/prune_scenes", space=space, conversation_id=cid, scenes=[],
+                profiles=[])
+    assert store.write("ingest/scenes/prune_characters", space=space) == [{"pruned": 2}]
 
 
-@case("ingest/set_salience")
+@case("ingest/episodes/set_salience")
 def _set_salience(store: GraphStore, space: str, memory: Memory) -> None:
     scored = query_rows(store, "MATCH (t:Turn {space: $space}) WHERE t.salience IS NULL "
                         "RETURN count(t) AS n", space=space)
     assert scored == [{"n": 0}]  # the ingest scored every turn
     tid = turn_id(space, KEY, "s1:1")
-    assert store.write("ingest/set_salience", space=space, rows=[
+    assert store.write("ingest/episodes/set_salience", space=space, rows=[
         {"id": tid, "salience": 0.42}]) == [{"scored": 1}]
-    assert store.write("ingest/set_salience", space="elsewhere", rows=[
+    assert store.write("ingest/episodes/set_salience", space="elsewhere", rows=[
         {"id": tid, "salience": 0.1}]) == [{"scored": 0}]
     assert query_rows(store, "MATCH (t:Turn {id: $id}) RETURN t.salience AS s", id=tid) == [
         {"s": 0.42}]
 
 
-@case("ingest/merge_episodes")
-@case("ingest/set_episode_embeddings")
-@case("ingest/episode_state")
+@case("ingest/episodes/merge_episodes")
+@case("ingest/episodes/set_episode_embeddings")
+@case("ingest/episodes/episode_state")
 @case("retrieve/episodes_vector")
 @case("retrieve/episodes_by_id")
 def _merge_episodes(store: GraphStore, space: str, memory: Memory) -> None:
     cid = conversation_id(space, KEY)
-    [before] = store.read("ingest/episode_state", space=space, conversation_id=cid)
+    [before] = store.read("ingest/episodes/episode_state", space=space, conversation_id=cid)
     unit = _episode(space, "extra", "Pepper won a gold medal at the county dog show")
-    assert store.write("ingest/merge_episodes", space=space, units=[unit]) == [{"units": 1}]
-    assert store.write("ingest/merge_episodes", space="elsewhere", units=[unit]) == [
+    assert store.write("ingest/episodes/merge_episodes", space=space,
+                       units=[unit]) == [{"units": 1}]
+    assert store.write("ingest/episodes/merge_episodes", space="elsewhere", units=[unit]) == [
         {"units": 0}]
-    assert store.write("ingest/set_episode_embeddings", space=space, rows=[
+    assert store.write("ingest/episodes/set_episode_embeddings", space=space, rows=[
         {"id": unit["id"], "embedding": vector(memory, unit["representation"]),
          "embedded_hash": "h"}]) == [{"embedded": 1}]
-    [after] = store.read("ingest/episode_state", space=space, conversation_id=cid)
+    [after] = store.read("ingest/episodes/episode_state", space=space, conversation_id=cid)
     assert len(after["units"]) == len(before["units"]) + 1
     assert {"id": unit["id"], "representation": unit["representation"], "embedded_hash": "h",
             "merged_into": None} in after["units"]
@@ -470,63 +479,63 @@ def _merge_episodes(store: GraphStore, space: str, memory: Memory) -> None:
                       embedding=vector(memory, "greyhound")) == []
 
 
-@case("ingest/link_episodes")
+@case("ingest/episodes/link_episodes")
 def _link_episodes(store: GraphStore, space: str, memory: Memory) -> None:
     cid = conversation_id(space, KEY)
     a, b, c = (_episode(space, k, f"Pepper fact {k}") for k in ("a", "b", "c"))
-    store.write("ingest/merge_episodes", space=space, units=[a, b, c])
+    store.write("ingest/episodes/merge_episodes", space=space, units=[a, b, c])
     for u in (a, b, c):
-        store.write("ingest/set_episode_embeddings", space=space, rows=[
+        store.write("ingest/episodes/set_episode_embeddings", space=space, rows=[
             {"id": u["id"], "embedding": vector(memory, u["content"]), "embedded_hash": "h"}])
-    [row] = store.write("ingest/link_episodes", space=space, conversation_id=cid,
+    [row] = store.write("ingest/episodes/link_episodes", space=space, conversation_id=cid,
                         related=[{"a": a["id"], "b": b["id"], "score": 0.8}],
                         superseded=[{"old": a["id"], "new": b["id"]}],
                         merged=[{"dup": c["id"], "into": a["id"]}], operations=7,
                         reorganised=False)
     assert row == {"operations": 7}
-    [state] = store.read("ingest/episode_state", space=space, conversation_id=cid)
+    [state] = store.read("ingest/episodes/episode_state", space=space, conversation_id=cid)
     assert state["operations"] == 7 and state["reorganised_at"] is None
     assert {"type": "RELATED", "a": a["id"], "b": b["id"]} in state["edges"]
     assert {"type": "SUPERSEDED_BY", "a": a["id"], "b": b["id"]} in state["edges"]
     rows = {r["id"]: r for r in _episodes(store, space, "Pepper fact", memory)}
     assert rows[a["id"]]["superseded_by"] == b["id"]  # the merged unit c is not searched
-    store.write("ingest/link_episodes", space=space, conversation_id=cid, related=[],
+    store.write("ingest/episodes/link_episodes", space=space, conversation_id=cid, related=[],
                 superseded=[], merged=[], operations=0, reorganised=True)
-    [state] = store.read("ingest/episode_state", space=space, conversation_id=cid)
+    [state] = store.read("ingest/episodes/episode_state", space=space, conversation_id=cid)
     assert state["edges"] == [] and state["reorganised_at"] is not None
 
 
-@case("ingest/prune_episodes")
+@case("ingest/episodes/prune_episodes")
 def _prune_episodes(store: GraphStore, space: str, memory: Memory) -> None:
     cid = conversation_id(space, KEY)
-    ids = [u["id"] for u in store.read("ingest/episode_state", space=space,
+    ids = [u["id"] for u in store.read("ingest/episodes/episode_state", space=space,
                                        conversation_id=cid)[0]["units"]]
     assert ids  # the ingest admitted some turns
-    [row] = store.write("ingest/prune_episodes", space=space, conversation_id=cid,
+    [row] = store.write("ingest/episodes/prune_episodes", space=space, conversation_id=cid,
                         keep=ids[:1])
     assert row == {"pruned": len(ids) - 1}
-    left = store.read("ingest/episode_state", space=space, conversation_id=cid)[0]["units"]
+    left = store.read("ingest/episodes/episode_state", space=space, conversation_id=cid)[0]["units"]
     assert [u["id"] for u in left] == ids[:1]
     assert query_rows(store, "MATCH (t:Turn {space: $space}) RETURN count(t) AS n",
                       space=space) == [{"n": 17}]  # the turns stay
 
 
-@case("ingest/known_arguments")
+@case("ingest/edus/known_arguments")
 def _known_arguments(store: GraphStore, space: str, memory: Memory) -> None:
-    ids = [a["id"] for a in store.read("ingest/space_arguments", space=space)]
-    [row] = store.read("ingest/known_arguments", space=space, ids=[ids[0], f"{space}/arg/zz"])
+    ids = [a["id"] for a in store.read("ingest/edus/space_arguments", space=space)]
+    [row] = store.read("ingest/edus/known_arguments", space=space, ids=[ids[0], f"{space}/arg/zz"])
     assert row == {"known": [ids[0]], "stored": len(ids)}
-    [other] = store.read("ingest/known_arguments", space="elsewhere", ids=ids[:1])
+    [other] = store.read("ingest/edus/known_arguments", space="elsewhere", ids=ids[:1])
     assert other == {"known": [], "stored": 0}
 
 
-@case("ingest/argument_neighbours")
+@case("ingest/edus/argument_neighbours")
 def _argument_neighbours(store: GraphStore, space: str, memory: Memory) -> None:
-    args = store.read("ingest/space_arguments", space=space)
+    args = store.read("ingest/edus/space_arguments", space=space)
     ids = [a["id"] for a in args]
     vectors = np.array([a["embedding"] for a in args], dtype=np.float32)
     probe = {"id": f"{space}/arg/new", "embedding": args[0]["embedding"]}
-    rows = store.read("ingest/argument_neighbours", space=space, rows=[probe], threshold=0.3,
+    rows = store.read("ingest/edus/argument_neighbours", space=space, rows=[probe], threshold=0.3,
                       cap=5)
     cosines = vectors @ vectors[0]
     expected = sorted(((float(c), i) for c, i in zip(cosines, ids, strict=True) if c >= 0.3),
@@ -534,7 +543,7 @@ def _argument_neighbours(store: GraphStore, space: str, memory: Memory) -> None:
     assert [r["target"] for r in rows] == [i for _, i in expected]  # exact, closest first
     assert rows[0]["target"] == ids[0] and rows[0]["cosine"] == pytest.approx(1.0, abs=1e-5)
     assert [r["cosine"] for r in rows] == pytest.approx([c for c, _ in expected], abs=1e-5)
-    assert store.read("ingest/argument_neighbours", space="elsewhere", rows=[probe],
+    assert store.read("ingest/edus/argument_neighbours", space="elsewhere", rows=[probe],
                       threshold=0.3, cap=5) == []
 
 

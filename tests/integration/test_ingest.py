@@ -118,7 +118,7 @@ def test_a_failing_write_leaves_no_partial_conversation(memory: Memory, space: s
 
     class FailingTx(Tx):
         def run(self, name: str, **params: Any) -> list[dict[str, Any]]:
-            if name == "ingest/link_turns":
+            if name == "ingest/turns/link_turns":
                 raise RuntimeError("disk on fire")
             return super().run(name, **params)
 

@@ -102,7 +102,7 @@ def test_a_layers_llm_path_and_fallbacks_without_a_server(memory: Memory, space:
     assert len(report.layers["events"].fallbacks) == sum(
         usage[t].fallbacks for t in event_tasks if t in usage)
     assert usage["turn_topic"].fallbacks == 17  # one per turn
-    texts = {r["text"] for r in memory.store.read("ingest/conversation_edus", space=space,
+    texts = {r["text"] for r in memory.store.read("ingest/edus/conversation_edus", space=space,
                                                   conversation_id=f"{space}/maya-jonas")}
     assert "Maya joined a pottery class in March 2024." in texts  # session 1: the LLM's
     assert "Someone did something." not in texts  # session 2: the rules'

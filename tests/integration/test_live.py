@@ -219,7 +219,7 @@ def test_synonyms_found_in_the_database_equal_those_from_the_vectors(
     rows = [{"id": f"{space}/arg/new-{i}", "embedding": v.tolist()}
             for i, v in enumerate(vectors)]
     layer = edu_layer.EduLayer(LayerContext(memory.store, memory.embedder))
-    stored = len(memory.store.read("ingest/space_arguments", space=space))
+    stored = len(memory.store.read("ingest/edus/space_arguments", space=space))
     monkeypatch.setattr(edu_layer, "SYNONYM_THRESHOLD", 0.6)  # enough pairs to compare
     in_database = layer._synonyms(memory.store.read, space, rows, stored)
     monkeypatch.setattr(edu_layer, "IN_DATABASE_COMPARISONS", 0)

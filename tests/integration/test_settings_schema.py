@@ -45,10 +45,12 @@ def test_every_layer_honours_the_write_batch_size(memory: Memory, space: str,
     monkeypatch.setattr(Tx, "run", spy)
     settings = memory.settings.model_copy(update={"write_batch_size": 3})
     Memory(settings, store=memory.store, embedder=memory.embedder).ingest(SAMPLE, space=space)
-    batched = {"ingest/merge_turns", "ingest/set_turn_embeddings", "ingest/merge_edus",
-               "ingest/merge_arguments", "ingest/link_arguments", "ingest/set_embeddings",
-               "ingest/merge_events", "ingest/merge_boundaries", "ingest/set_event_embeddings"}
+    batched = {"ingest/turns/merge_turns", "ingest/turns/set_turn_embeddings",
+               "ingest/edus/merge_edus", "ingest/edus/merge_arguments",
+               "ingest/edus/link_arguments", "ingest/edus/set_embeddings",
+               "ingest/events/merge_events", "ingest/events/merge_boundaries",
+               "ingest/events/set_event_embeddings"}
     assert batched <= set(sizes)
     for name in batched:
         assert max(sizes[name]) <= 3, name
-    assert sum(sizes["ingest/merge_turns"]) == 17
+    assert sum(sizes["ingest/turns/merge_turns"]) == 17

@@ -196,6 +196,16 @@ def test_layers_declare_real_files_and_known_needs(name: str) -> None:
     assert set(layer.needs) <= set(LAYERS) and name not in layer.needs
     for statement in (*layer.reads, *layer.writes, *layer.prunes):
         assert statement in cypher.names(), f"{name} declares a missing file {statement}"
+    for statement in (*layer.writes, *layer.prunes):  # what it writes is in its own folder
+        assert statement.startswith(f"ingest/{name}/"), f"{statement} is not in {name}'s folder"
+
+
+def test_the_ingest_folders_are_the_layers() -> None:
+    """cypher/ingest/ holds a folder per layer and, beside them, the writer's, live
+    messages' and edits' own statements."""
+    folders = {n.split("/")[1] for n in cypher.names() if n.count("/") == 2
+               and n.startswith("ingest/")}
+    assert folders == {n for n in LAYERS if LAYERS[n].__module__.startswith("graphmem.")}
 
 
 def test_every_ingest_statement_belongs_to_a_layer() -> None:

@@ -46,9 +46,10 @@ class TurnsLayer(Layer[TurnsPayload]):
     name = "turns"
     needs = ()
     scope = "session"
-    reads = ("ingest/turn_embedding_hashes",)
-    writes = ("ingest/merge_conversation", "ingest/merge_sessions", "ingest/merge_turns",
-              "ingest/set_turn_embeddings", "ingest/link_turns")
+    reads = ("ingest/turns/turn_embedding_hashes",)
+    writes = ("ingest/turns/merge_conversation", "ingest/turns/merge_sessions",
+              "ingest/turns/merge_turns", "ingest/turns/set_turn_embeddings",
+              "ingest/turns/link_turns")
 
     def prepare(self, job: Job) -> TurnsPayload:
         space, conv = job.space, job.conversation
@@ -70,7 +71,7 @@ class TurnsLayer(Layer[TurnsPayload]):
                     "image_url": turn.image_url, "said_at": turn.said_at})
                 texts[tid] = turn_line(turn.speaker, turn.text, turn.image_caption)
         known = {row["id"]: row["embedded_hash"] for row in self.store.read(
-            "ingest/turn_embedding_hashes", space=space, ids=list(texts))}
+            "ingest/turns/turn_embedding_hashes", space=space, ids=list(texts))}
         todo = changed(self.embedder, texts, known)
         payload.unchanged = len(texts) - len(todo)
         with tqdm(total=len(todo), desc="embed", unit="turn", leave=False,
@@ -80,14 +81,14 @@ class TurnsLayer(Layer[TurnsPayload]):
 
     def write(self, tx: Tx, job: Job, payload: TurnsPayload) -> None:
         conv, cid = job.conversation, job.conversation_id
-        tx.run("ingest/merge_conversation", space=job.space, conversation_id=cid, key=conv.key,
-               source_format=conv.source_format, speakers=payload.speakers)
-        tx.run("ingest/merge_sessions", space=job.space, conversation_id=cid,
+        tx.run("ingest/turns/merge_conversation", space=job.space, conversation_id=cid,
+               key=conv.key, source_format=conv.source_format, speakers=payload.speakers)
+        tx.run("ingest/turns/merge_sessions", space=job.space, conversation_id=cid,
                sessions=payload.sessions)
-        self.write_rows(tx, "ingest/merge_turns", "turns", payload.turns, space=job.space)
-        self.write_rows(tx, "ingest/set_turn_embeddings", "rows", payload.embeddings,
+        self.write_rows(tx, "ingest/turns/merge_turns", "turns", payload.turns, space=job.space)
+        self.write_rows(tx, "ingest/turns/set_turn_embeddings", "rows", payload.embeddings,
                         space=job.space)
-        tx.run("ingest/link_turns", space=job.space, conversation_id=cid)
+        tx.run("ingest/turns/link_turns", space=job.space, conversation_id=cid)
 
     def result(self, payload: TurnsPayload) -> LayerResult:
         return LayerResult({"sessions": len(payload.sessions), "turns": len(payload.turns)},

@@ -103,12 +103,12 @@ def merge_pairs(close: dict[str, list[tuple[float, str]]]) -> list[dict[str, Any
 class EduLayer(Layer[EduPayload]):
     name = "edus"
     scope = "session"
-    reads = ("ingest/edu_embedding_hashes", "ingest/known_arguments",
-             "ingest/space_arguments", "ingest/argument_neighbours",
-             "ingest/conversation_edus")
-    writes = ("ingest/merge_edus", "ingest/merge_arguments", "ingest/link_arguments",
-              "ingest/set_embeddings", "ingest/merge_synonyms")
-    prunes = ("ingest/prune_edus", "ingest/prune_argument_links")
+    reads = ("ingest/edus/edu_embedding_hashes", "ingest/edus/known_arguments",
+             "ingest/edus/space_arguments", "ingest/edus/argument_neighbours",
+             "ingest/edus/conversation_edus")
+    writes = ("ingest/edus/merge_edus", "ingest/edus/merge_arguments", "ingest/edus/link_arguments",
+              "ingest/edus/set_embeddings", "ingest/edus/merge_synonyms")
+    prunes = ("ingest/edus/prune_edus", "ingest/edus/prune_argument_links")
 
     def prepare(self, job: Job) -> EduPayload:
         space, conv, cid = job.space, job.conversation, job.conversation_id
@@ -128,11 +128,11 @@ class EduLayer(Layer[EduPayload]):
                     payload.links.append({"edu_id": eid, "argument_id": aid})
         payload.arguments = [{"id": a, "text": t} for a, t in argument_texts.items()]
         known = {row["id"]: row["embedded_hash"] for row in self.store.read(
-            "ingest/edu_embedding_hashes", space=space, ids=list(texts))}
+            "ingest/edus/edu_embedding_hashes", space=space, ids=list(texts))}
         todo = changed(self.embedder, texts, known)
         payload.reused = len(texts) - len(todo)
         payload.embeddings = embedding_rows(self.embedder, todo, texts)
-        [known] = self.store.read("ingest/known_arguments", space=space,
+        [known] = self.store.read("ingest/edus/known_arguments", space=space,
                                   ids=list(argument_texts))
         new_args = [aid for aid in argument_texts if aid not in set(known["known"])]
         payload.argument_embeddings = embedding_rows(self.embedder, new_args, argument_texts)
@@ -143,7 +143,7 @@ class EduLayer(Layer[EduPayload]):
         arguments are new to the space now (another writer may have stored some since
         ``prepare``), and their synonym pairs. Returns the embedding rows to write."""
         ids = [row["id"] for row in payload.arguments]
-        [known] = tx.run("ingest/known_arguments", space=space, ids=ids)
+        [known] = tx.run("ingest/edus/known_arguments", space=space, ids=ids)
         stored = set(known["known"])
         new_rows = [r for r in payload.argument_embeddings if r["id"] not in stored]
         payload.new_arguments = len(new_rows)
@@ -161,12 +161,12 @@ class EduLayer(Layer[EduPayload]):
         new_ids = [r["id"] for r in new_rows]
         new_vectors = np.array([r["embedding"] for r in new_rows], dtype=np.float32)
         if len(new_rows) * stored > IN_DATABASE_COMPARISONS:
-            rows = read("ingest/space_arguments", space=space)
+            rows = read("ingest/edus/space_arguments", space=space)
             everything = np.vstack([np.array([r["embedding"] for r in rows], dtype=np.float32)
                                     .reshape(-1, new_vectors.shape[1]), new_vectors])
             return synonym_pairs(new_ids, new_vectors, [r["id"] for r in rows] + new_ids,
                                  everything, SYNONYM_THRESHOLD, MAX_SYNONYMS)
-        found = read("ingest/argument_neighbours", space=space, rows=[
+        found = read("ingest/edus/argument_neighbours", space=space, rows=[
             {"id": r["id"], "embedding": r["embedding"]} for r in new_rows],
             threshold=SYNONYM_THRESHOLD, cap=MAX_SYNONYMS)
         among_new = new_vectors @ new_vectors.T
@@ -202,7 +202,7 @@ class EduLayer(Layer[EduPayload]):
                           for r in payload.edus))
 
     def load(self, job: Job) -> Edus:
-        rows = self.store.read("ingest/conversation_edus", space=job.space,
+        rows = self.store.read("ingest/edus/conversation_edus", space=job.space,
                                conversation_id=job.conversation_id)
         return Edus(tuple(EduUnit(r["id"], r["session_id"], r["text"], r["speaker"],
                                   tuple(r["source_ids"]), tuple(sorted(r["arguments"])))
@@ -212,12 +212,15 @@ class EduLayer(Layer[EduPayload]):
         space = job.space
         new_arguments = self._decide_new(tx, space, payload)
         edu_ids = [row["id"] for row in payload.edus]
-        tx.run("ingest/prune_edus", space=space, session_ids=payload.session_ids, keep=edu_ids)
-        self.write_rows(tx, "ingest/merge_edus", "edus", payload.edus, space=space)
-        tx.run("ingest/prune_argument_links", space=space, edu_ids=edu_ids, links=payload.links)
-        self.write_rows(tx, "ingest/merge_arguments", "arguments", payload.arguments, space=space)
-        self.write_rows(tx, "ingest/link_arguments", "links", payload.links, space=space)
-        self.write_rows(tx, "ingest/set_embeddings", "rows",
+        tx.run("ingest/edus/prune_edus", space=space, session_ids=payload.session_ids, keep=edu_ids)
+        self.write_rows(tx, "ingest/edus/merge_edus", "edus", payload.edus, space=space)
+        tx.run("ingest/edus/prune_argument_links", space=space, edu_ids=edu_ids,
+               links=payload.links)
+        self.write_rows(tx, "ingest/edus/merge_arguments", "arguments", payload.arguments,
+                        space=space)
+        self.write_rows(tx, "ingest/edus/link_arguments", "links", payload.links, space=space)
+        self.write_rows(tx, "ingest/edus/set_embeddings", "rows",
                         payload.embeddings + new_arguments, space=space)
         if payload.synonyms:
-            self.write_rows(tx, "ingest/merge_synonyms", "pairs", payload.synonyms, space=space)
+            self.write_rows(tx, "ingest/edus/merge_synonyms", "pairs", payload.synonyms,
+                            space=space)

@@ -71,10 +71,10 @@ class EpisodePayload:
 class EpisodeLayer(Layer[EpisodePayload]):
     name = "episodes"
     needs = ("turns",)
-    reads = ("ingest/turn_vectors", "ingest/episode_state")
-    writes = ("ingest/set_salience", "ingest/merge_episodes", "ingest/link_episodes",
-              "ingest/set_episode_embeddings")
-    prunes = ("ingest/prune_episodes",)
+    reads = ("ingest/turns/turn_vectors", "ingest/episodes/episode_state")
+    writes = ("ingest/episodes/set_salience", "ingest/episodes/merge_episodes",
+              "ingest/episodes/link_episodes", "ingest/episodes/set_episode_embeddings")
+    prunes = ("ingest/episodes/prune_episodes",)
     options_model = EpisodeOptions
 
     def __init__(self, context: LayerContext, config: EpisodeConfig | None = None) -> None:
@@ -91,7 +91,7 @@ class EpisodeLayer(Layer[EpisodePayload]):
         space, conv, cid = job.space, job.conversation, job.conversation_id
         handed = job.handoff("turns")
         stored = {row["source_id"]: row["embedding"] for row in self.store.read(
-            "ingest/turn_vectors", space=space, conversation_id=cid)}
+            "ingest/turns/turn_vectors", space=space, conversation_id=cid)}
         stored.update(handed.vectors)
         turns = [(s, t) for s in conv.sessions for t in s.turns]
         payload = EpisodePayload()
@@ -111,7 +111,8 @@ class EpisodeLayer(Layer[EpisodePayload]):
             for (s, t), v, p, d in zip(turns, vectors, scores, docs, strict=True)], self.config)
         self._describe(units, payload.fallbacks)
         ids = [f"{cid}#emu~{part(u.key)}" for u in units]
-        state = self.store.read("ingest/episode_state", space=space, conversation_id=cid)[0]
+        state = self.store.read("ingest/episodes/episode_state", space=space,
+                                conversation_id=cid)[0]
         known = {row["id"]: row for row in state["units"]}
         pairs = link(units, self.config)
         replaced = self._supersessions(units, payload.fallbacks)
@@ -198,13 +199,13 @@ class EpisodeLayer(Layer[EpisodePayload]):
 
     def write(self, tx: Tx, job: Job, payload: EpisodePayload) -> None:
         space, cid = job.space, job.conversation_id
-        self.write_rows(tx, "ingest/set_salience", "rows", payload.salience, space=space)
-        tx.run("ingest/prune_episodes", space=space, conversation_id=cid,
+        self.write_rows(tx, "ingest/episodes/set_salience", "rows", payload.salience, space=space)
+        tx.run("ingest/episodes/prune_episodes", space=space, conversation_id=cid,
                keep=[row["id"] for row in payload.units])
-        self.write_rows(tx, "ingest/merge_episodes", "units", payload.units, space=space)
-        self.write_rows(tx, "ingest/set_episode_embeddings", "rows", payload.embeddings,
+        self.write_rows(tx, "ingest/episodes/merge_episodes", "units", payload.units, space=space)
+        self.write_rows(tx, "ingest/episodes/set_episode_embeddings", "rows", payload.embeddings,
                         space=space)
-        tx.run("ingest/link_episodes", space=space, conversation_id=cid,
+        tx.run("ingest/episodes/link_episodes", space=space, conversation_id=cid,
                related=payload.related, superseded=payload.superseded, merged=payload.merged,
                operations=payload.operations, reorganised=payload.reorganised)
 

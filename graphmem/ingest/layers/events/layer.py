@@ -142,10 +142,10 @@ def rule_description(before: _EventView | None, after: _EventView, cut_lines: Se
 class EventLayer(Layer[EventPayload]):
     name = "events"
     scope = "session"
-    reads = ("ingest/conversation_events",)
-    writes = ("ingest/merge_events", "ingest/merge_boundaries", "ingest/set_event_embeddings",
-              "ingest/link_events")
-    prunes = ("ingest/prune_events",)
+    reads = ("ingest/events/conversation_events",)
+    writes = ("ingest/events/merge_events", "ingest/events/merge_boundaries",
+              "ingest/events/set_event_embeddings", "ingest/events/link_events")
+    prunes = ("ingest/events/prune_events",)
 
     def __init__(self, context: LayerContext, config: SegmentationConfig = DEFAULT) -> None:
         super().__init__(context)
@@ -180,7 +180,7 @@ class EventLayer(Layer[EventPayload]):
         return payload
 
     def _stored(self, job: Job) -> list[dict[str, Any]]:
-        return self.store.read("ingest/conversation_events", space=job.space,
+        return self.store.read("ingest/events/conversation_events", space=job.space,
                                conversation_id=job.conversation_id, context=CUT_CONTEXT)
 
     @staticmethod
@@ -265,18 +265,18 @@ class EventLayer(Layer[EventPayload]):
 
     def write(self, tx: Tx, job: Job, payload: EventPayload) -> None:
         space = job.space
-        tx.run("ingest/prune_events", space=space, conversation_id=payload.conversation_id,
+        tx.run("ingest/events/prune_events", space=space, conversation_id=payload.conversation_id,
                session_ids=payload.session_ids,
                keep_events=[row["id"] for row in payload.events],
                keep_boundaries=[row["id"] for row in payload.boundaries],
                event_turns=[{"id": r["id"], "source_turn_ids": r["source_turn_ids"]}
                             for r in payload.events])
-        self.write_rows(tx, "ingest/merge_events", "events", payload.events, space=space)
-        self.write_rows(tx, "ingest/merge_boundaries", "boundaries", payload.boundaries,
+        self.write_rows(tx, "ingest/events/merge_events", "events", payload.events, space=space)
+        self.write_rows(tx, "ingest/events/merge_boundaries", "boundaries", payload.boundaries,
                         space=space)
-        self.write_rows(tx, "ingest/set_event_embeddings", "rows", payload.embeddings,
+        self.write_rows(tx, "ingest/events/set_event_embeddings", "rows", payload.embeddings,
                         space=space)
-        tx.run("ingest/link_events", space=space, conversation_id=payload.conversation_id)
+        tx.run("ingest/events/link_events", space=space, conversation_id=payload.conversation_id)
 
 
 def _non_empty(text: str) -> str:

@@ -58,10 +58,12 @@ class ScenePayload:
 class SceneLayer(Layer[ScenePayload]):
     name = "scenes"
     needs = ("turns",)
-    reads = ("ingest/turn_vectors", "ingest/space_characters", "ingest/scene_embedding_hashes")
-    writes = ("ingest/merge_characters", "ingest/merge_scenes", "ingest/merge_profiles",
-              "ingest/set_scene_embeddings", "ingest/set_profile_embeddings")
-    prunes = ("ingest/prune_scenes", "ingest/prune_characters")
+    reads = ("ingest/turns/turn_vectors", "ingest/scenes/space_characters",
+             "ingest/scenes/scene_embedding_hashes")
+    writes = ("ingest/scenes/merge_characters", "ingest/scenes/merge_scenes",
+              "ingest/scenes/merge_profiles", "ingest/scenes/set_scene_embeddings",
+              "ingest/scenes/set_profile_embeddings")
+    prunes = ("ingest/scenes/prune_scenes", "ingest/scenes/prune_characters")
     options_model = SceneOptions
 
     def __init__(self, context: LayerContext, config: SceneConfig | None = None) -> None:
@@ -72,13 +74,13 @@ class SceneLayer(Layer[ScenePayload]):
         space, conv, cid = job.space, job.conversation, job.conversation_id
         handed = job.handoff("turns")
         vectors = {row["source_id"]: np.asarray(row["embedding"], dtype=np.float32)
-                   for row in self.store.read("ingest/turn_vectors", space=space,
+                   for row in self.store.read("ingest/turns/turn_vectors", space=space,
                                               conversation_id=cid)}
         vectors.update({k: np.asarray(v, dtype=np.float32) for k, v in handed.vectors.items()})
         called = speaker_aliases((t.speaker, t.text) for s in conv.sessions for t in s.turns)
         cast = Cast([display_name(s) for s in conv.speakers],
                     aliases={display_name(s): names for s, names in called.items()})
-        for row in self.store.read("ingest/space_characters", space=space):
+        for row in self.store.read("ingest/scenes/space_characters", space=space):
             cast.names.setdefault(row["key"], row["name"])
         views = build_views(conv, turn_facts(conv), cast, self.config.window)
         scenes = aggregate(views, view_vectors(views, vectors), self.config)
@@ -136,7 +138,8 @@ class SceneLayer(Layer[ScenePayload]):
 
     def _embed(self, job: Job, payload: ScenePayload) -> None:
         known = {row["id"]: row["embedded_hash"] for row in self.store.read(
-            "ingest/scene_embedding_hashes", space=job.space, conversation_id=job.conversation_id)}
+            "ingest/scenes/scene_embedding_hashes", space=job.space,
+            conversation_id=job.conversation_id)}
         scene_texts = {row["id"]: row["summary"] for row in payload.scenes}
         profile_texts = {row["id"]: row["text"] for row in payload.profiles}
         scene_todo = changed(self.embedder, scene_texts, known)
@@ -155,18 +158,19 @@ class SceneLayer(Layer[ScenePayload]):
 
     def write(self, tx: Tx, job: Job, payload: ScenePayload) -> None:
         space, cid = job.space, job.conversation_id
-        tx.run("ingest/prune_scenes", space=space, conversation_id=cid,
+        tx.run("ingest/scenes/prune_scenes", space=space, conversation_id=cid,
                scenes=[row["id"] for row in payload.scenes],
                profiles=[row["id"] for row in payload.profiles])
-        self.write_rows(tx, "ingest/merge_characters", "characters", payload.characters,
+        self.write_rows(tx, "ingest/scenes/merge_characters", "characters", payload.characters,
                         space=space)
-        self.write_rows(tx, "ingest/merge_scenes", "scenes", payload.scenes, space=space)
-        self.write_rows(tx, "ingest/merge_profiles", "profiles", payload.profiles, space=space)
-        self.write_rows(tx, "ingest/set_scene_embeddings", "rows", payload.scene_embeddings,
+        self.write_rows(tx, "ingest/scenes/merge_scenes", "scenes", payload.scenes, space=space)
+        self.write_rows(tx, "ingest/scenes/merge_profiles", "profiles", payload.profiles,
                         space=space)
-        self.write_rows(tx, "ingest/set_profile_embeddings", "rows",
+        self.write_rows(tx, "ingest/scenes/set_scene_embeddings", "rows", payload.scene_embeddings,
+                        space=space)
+        self.write_rows(tx, "ingest/scenes/set_profile_embeddings", "rows",
                         payload.profile_embeddings, space=space)
-        tx.run("ingest/prune_characters", space=space)
+        tx.run("ingest/scenes/prune_characters", space=space)
 
 
 

@@ -51,9 +51,9 @@ class SegmentLayer(Layer[SegmentPayload]):
     name = "segments"
     needs = ("turns", "edus")
     scope = "session"
-    reads = ("ingest/unit_embedding_hashes",)
-    writes = ("ingest/merge_units", "ingest/set_unit_embeddings")
-    prunes = ("ingest/prune_units",)
+    reads = ("ingest/segments/unit_embedding_hashes",)
+    writes = ("ingest/segments/merge_units", "ingest/segments/set_unit_embeddings")
+    prunes = ("ingest/segments/prune_units",)
     options_model = SegmentOptions
 
     def __init__(self, context: LayerContext, config: SegmentConfig | None = None) -> None:
@@ -86,7 +86,7 @@ class SegmentLayer(Layer[SegmentPayload]):
                 payload.units.append(row)
                 texts[row["id"]] = row["retrieval_text"]
         known = {row["id"]: row["embedded_hash"] for row in self.store.read(
-            "ingest/unit_embedding_hashes", space=space, ids=list(texts))}
+            "ingest/segments/unit_embedding_hashes", space=space, ids=list(texts))}
         todo = changed(self.embedder, texts, known)
         payload.reused = len(texts) - len(todo)
         payload.embeddings = embedding_rows(self.embedder, todo, texts)
@@ -118,7 +118,8 @@ class SegmentLayer(Layer[SegmentPayload]):
     def write(self, tx: Tx, job: Job, payload: SegmentPayload) -> None:
         space = job.space
         keep = [row["id"] for row in payload.units]
-        tx.run("ingest/prune_units", space=space, session_ids=payload.session_ids, keep=keep)
-        self.write_rows(tx, "ingest/merge_units", "units", payload.units, space=space)
-        self.write_rows(tx, "ingest/set_unit_embeddings", "rows", payload.embeddings,
+        tx.run("ingest/segments/prune_units", space=space, session_ids=payload.session_ids,
+               keep=keep)
+        self.write_rows(tx, "ingest/segments/merge_units", "units", payload.units, space=space)
+        self.write_rows(tx, "ingest/segments/set_unit_embeddings", "rows", payload.embeddings,
                         space=space)
