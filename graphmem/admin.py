@@ -16,19 +16,22 @@ from typing import Any
 from graphmem.config import Settings
 from graphmem.errors import InputError
 from graphmem.ids import check_space, conversation_id
-from graphmem.ingest.edits import CorrectReport, ForgetReport, correct, forget
+from graphmem.ingest.edits import correct, forget
 from graphmem.ingest.inputs.fields import given_text, id_field, node_id
 from graphmem.ingest.layer import LayerContext
 from graphmem.models import (
+    CorrectReport,
+    ForgetReport,
     MessagePage,
     SpaceChange,
+    SpaceFileReport,
     StoredConversation,
     StoredMessage,
     StoredUnit,
 )
 from graphmem.retrieve.ppr import ProjectionCache
 from graphmem.retrieve.space_cache import SpaceCaches
-from graphmem.spacefile import SpaceFileReport, export_space, import_space, read_space_file
+from graphmem.spacefile import export_space, import_space, read_space_file
 from graphmem.store import GraphStore
 from graphmem.text import naive_utc, native_datetime
 

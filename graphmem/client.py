@@ -22,12 +22,12 @@ from graphmem.ingest.inputs.fields import Where, check_record, unique
 from graphmem.ingest.inputs.loaders import BadTurnPolicy, Format, parse_file
 from graphmem.ingest.layer import LayerContext
 from graphmem.ingest.layers import parse_names, run_order, with_needs
-from graphmem.ingest.live import LiveReport, Message
+from graphmem.ingest.live import Message
 from graphmem.ingest.live_writer import LiveWriter
 from graphmem.ingest.parallel import write_parallel, write_spaces
 from graphmem.ingest.stored import stored_conversations
-from graphmem.ingest.writer import GraphWriter, IngestReport
-from graphmem.models import Answer, ConversationRecord, SearchResult
+from graphmem.ingest.writer import GraphWriter
+from graphmem.models import Answer, ConversationRecord, IngestReport, LiveReport, SearchResult
 from graphmem.prompts import answer as answer_prompt
 from graphmem.providers.embedder import Embedder, MemoEmbedder, SentenceTransformerEmbedder
 from graphmem.providers.llm import LLM, OpenAICompatibleLLM, TokenUsage
@@ -281,10 +281,13 @@ class Memory(SpaceAdmin):
         space: str,
         strategy: str | None = None,
         budget: int | None = None,
+        max_tokens: int | None = None,
         **overrides: Any,
     ) -> SearchResult:
-        """Ranked hits for ``question`` from ``space`` and the context they make in ``budget``."""
+        """Ranked hits for ``question`` from ``space`` and the context they make in ``budget``
+        tokens (``max_tokens`` is another name for it)."""
         check_space(space)
+        budget = _budget(budget, max_tokens)
         if not isinstance(question, str):
             raise InputError(f"the question must be a string, got {type(question).__name__}",
                              field="question")
@@ -320,15 +323,18 @@ class Memory(SpaceAdmin):
         latency = (time.perf_counter() - began) * 1000
         return SearchResult(question=question, space=space, strategy=name, budget=budget,
                             hits=hits, context=packed.context, context_tokens=packed.tokens,
-                            included=packed.included, latency_ms=latency,
+                            included=packed.included, omitted=len(hits) - len(packed.included),
+                            latency_ms=latency,
                             timings_ms={k: round(v, 2) for k, v in timings.items()
                                         if k != "graphmem.search"})
 
     def answer(
         self, question: str, *, space: str, strategy: str | None = None,
-        budget: int | None = None, today: str | None = None,
+        budget: int | None = None, today: str | None = None, max_tokens: int | None = None,
     ) -> Answer:
-        """Search, then answer from the context with the configured LLM."""
+        """Search, then answer from the context with the configured LLM (``max_tokens``: the
+        search's budget, as in :meth:`search`)."""
+        budget = _budget(budget, max_tokens)
         llm = self.llm
         if llm is None:
             raise ConfigurationError("answer() needs an LLM: set GRAPHMEM_LLM_BASE_URL "
@@ -348,3 +354,13 @@ class Memory(SpaceAdmin):
     def llm_usage(self) -> dict[str, TokenUsage]:
         """Calls, tokens, failures and fallbacks per LLM task so far (empty without an LLM)."""
         return self._llm.usage() if self._llm is not None else {}
+
+
+def _budget(budget: int | None, max_tokens: int | None) -> int | None:
+    """The budget given under either name; both, unequal, is an error."""
+    if max_tokens is None:
+        return budget
+    if budget is not None and budget != max_tokens:
+        raise InputError(f"budget ({budget!r}) and max_tokens ({max_tokens!r}) name the same "
+                         "limit: give one", field="max_tokens")
+    return max_tokens

@@ -1,9 +1,12 @@
-"""Typed records shared by the write path and the read path."""
+"""Typed records shared by the write path and the read path, and the result of every public
+operation (what ``Memory``, ``AsyncMemory``, the CLI, REST and MCP return)."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Literal
+from pathlib import Path
+from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -61,6 +64,7 @@ class ConversationRecord(BaseModel):
         return sum(len(s.turns) for s in self.sessions)
 
 
+TOKENIZER = "words-and-symbols"  # graphmem.retrieve.packing.count_tokens
 HitKind = Literal["turn", "event", "boundary", "edu", "chunk", "scene", "profile", "memory",
                   "unit", "round"]
 
@@ -87,8 +91,14 @@ class SearchResult(BaseModel):
     budget: int
     hits: list[Hit]
     context: str = Field(description="the hits rendered in rank order within the budget")
-    context_tokens: int
+    context_tokens: int = Field(description="tokens the context uses, by ``tokenizer``")
+    tokenizer: str = Field(default=TOKENIZER, description=(
+        "how tokens are counted: each run of letters and digits and each other visible "
+        "character is one token (close to an LLM's count for English text)"))
     included: list[str] = Field(description="ids of the hits that fit into the context")
+    omitted: int = Field(default=0, description=(
+        "hits retrieved that did not fit into the budget (``graphmem`` returns only what it "
+        "chose, so 0 there)"))
     latency_ms: float
     timings_ms: dict[str, float] = Field(default_factory=dict, description=(
         "milliseconds by stage (space_state, question, table, candidates, ranking, packing; "
@@ -161,3 +171,140 @@ class SpaceChange(BaseModel):
     relationships_created: int = 0
     relationships_deleted: int = 0
     properties_set: int = 0
+
+
+# ------------------------------------------------------------- reports of the write path
+class Counted(Protocol):
+    """What a layer's result counts (``graphmem.ingest.layer.LayerResult``)."""
+
+    written: dict[str, int]
+    embedded: int
+    unchanged: int
+    fallbacks: list[str]
+
+
+@dataclass
+class LayerTally:
+    """One layer's counts over a whole ingest."""
+
+    written: dict[str, int] = field(default_factory=dict)
+    embedded: int = 0
+    unchanged: int = 0
+    fallbacks: list[str] = field(default_factory=list)
+    seconds: float = 0.0  # spent computing (prepare); the writes share one transaction
+
+    def add(self, result: Counted, seconds: float = 0.0) -> None:
+        self.seconds += seconds
+        for kind, n in result.written.items():
+            self.written[kind] = self.written.get(kind, 0) + n
+        self.embedded += result.embedded
+        self.unchanged += result.unchanged
+        self.fallbacks.extend(result.fallbacks)
+
+    def absorb(self, other: LayerTally) -> None:
+        """Add another tally of the same layer (a worker process's) to this one."""
+        self.seconds += other.seconds
+        self.embedded += other.embedded
+        self.unchanged += other.unchanged
+        self.fallbacks.extend(other.fallbacks)
+        for kind, n in other.written.items():
+            self.written[kind] = self.written.get(kind, 0) + n
+
+    def describe(self) -> str:
+        parts = ", ".join(f"{n} {kind}" for kind, n in self.written.items())
+        text = (f"{parts} ({self.embedded} embedded, {self.unchanged} unchanged; "
+                f"{self.seconds:.1f}s)")
+        return text + (f", {len(self.fallbacks)} LLM fallbacks" if self.fallbacks else "")
+
+
+@dataclass
+class IngestReport:
+    space: str
+    conversations: int = 0
+    sessions: int = 0
+    turns: int = 0
+    seconds: float = 0.0
+    write_seconds: float = 0.0  # in the conversations' transactions
+    errors: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    layers: dict[str, LayerTally] = field(default_factory=dict)
+
+    def absorb(self, other: IngestReport) -> None:
+        """Add the counts of another report of the same space (a worker's conversation)."""
+        self.conversations += other.conversations
+        self.sessions += other.sessions
+        self.turns += other.turns
+        self.write_seconds += other.write_seconds
+        self.errors.extend(other.errors)
+        self.warnings.extend(other.warnings)
+        for name, tally in other.layers.items():
+            self.layers.setdefault(name, LayerTally()).absorb(tally)
+
+    def count(self, kind: str) -> int:
+        """Items of one kind written by any layer ("edus", "boundaries", ...)."""
+        return sum(t.written.get(kind, 0) for t in self.layers.values())
+
+    def summary(self) -> str:
+        text = (f"space {self.space!r}: {self.conversations} conversations, {self.sessions} "
+                f"sessions, {self.turns} turns in {self.seconds:.1f}s "
+                f"({self.write_seconds:.1f}s writing)")
+        for name, tally in self.layers.items():
+            text += f"\n  {name}: {tally.describe()}"
+        if self.warnings:
+            text += f"\n  {len(self.warnings)} warnings"
+        if self.errors:
+            text += f"\n  {len(self.errors)} records rejected"
+        return text
+
+
+@dataclass
+class LiveReport:
+    """What one ``add_messages`` call did."""
+
+    space: str
+    conversation: str
+    session: str  # the key of the session the messages joined
+    added: list[str] = field(default_factory=list)  # input ids of the new turns
+    known: list[str] = field(default_factory=list)  # message ids stored before: skipped
+    new_session: bool = False
+    refreshed: list[str] = field(default_factory=list)  # layers that caught up in this call
+    pending: list[str] = field(default_factory=list)  # layers still waiting for a refresh
+    seconds: float = 0.0
+    layers: dict[str, float] = field(default_factory=dict)  # seconds computing, per layer
+    write_seconds: float = 0.0  # in the write transaction
+    notes: list[str] = field(default_factory=list)  # what the caller may not expect
+
+
+@dataclass
+class ForgetReport:
+    """What one forget removed: counts only, never what was said."""
+
+    space: str
+    conversation: str
+    turns: int = 0
+    sessions: int = 0
+    whole_conversation: bool = False
+    layers: list[str] = field(default_factory=list)  # derived again
+    note: str = ""  # said when nothing was forgotten, and why
+
+
+@dataclass
+class CorrectReport:
+    space: str
+    turn_id: str
+    revisions: int  # earlier texts kept on the turn
+    layers: list[str] = field(default_factory=list)  # derived again
+
+
+@dataclass
+class SpaceFileReport:
+    space: str
+    nodes: int
+    relationships: int
+    path: Path
+    replaced: bool = False
+
+    def summary(self, verb: str) -> str:
+        what = f"{self.nodes} nodes and {self.relationships} relationships"
+        extra = " (replacing what was stored)" if self.replaced else ""
+        return f"{verb} space {self.space!r}{extra}: {what} ({self.path})"

@@ -28,6 +28,7 @@ from neo4j.time import Date, DateTime
 
 from graphmem.errors import ConfigurationError, InputError
 from graphmem.ids import check_space, space_prefix
+from graphmem.models import SpaceFileReport
 from graphmem.store import GraphStore, Tx
 
 FORMAT = "graphmem-space"
@@ -127,18 +128,6 @@ def check_value(value: Any) -> str | None:
     return f"a list mixing {len(kinds)} types of value" if len(kinds) > 1 else None
 
 
-@dataclass
-class SpaceFileReport:
-    space: str
-    nodes: int
-    relationships: int
-    path: Path
-    replaced: bool = False
-
-    def summary(self, verb: str) -> str:
-        what = f"{self.nodes} nodes and {self.relationships} relationships"
-        extra = " (replacing what was stored)" if self.replaced else ""
-        return f"{verb} space {self.space!r}{extra}: {what} ({self.path})"
 
 
 # ---------------------------------------------------------------------- values

@@ -240,7 +240,8 @@ def strategies() -> None:
 @click.option("--space", required=True)
 @click.option("--strategy", type=click.Choice(strategy_names()), default=None,
               help="Retrieval strategy (default: GRAPHMEM_DEFAULT_STRATEGY).")
-@click.option("--budget", type=click.IntRange(min=1), default=None, help="Context tokens.")
+@click.option("--budget", "--max-tokens", "budget", type=click.IntRange(min=1), default=None,
+              help="Context tokens.")
 @click.option("--json", "as_json", is_flag=True, help="Print the whole result as JSON.")
 @click.option("--sources", is_flag=True, help="Follow each line with the turns it comes from.")
 @click.pass_context
@@ -259,7 +260,7 @@ def search(ctx: click.Context, question: str, space: str, strategy: str | None,
         return
     click.echo(render(result, sources))
     click.echo(f"-- {len(result.included)} of {len(result.hits)} hits, {result.context_tokens}"
-               f"/{result.budget} tokens, strategy {result.strategy}, search "
+               f"/{result.budget} tokens ({result.tokenizer}), strategy {result.strategy}, search "
                f"{result.latency_ms:.0f} ms (models loaded and Neo4j connected in {ready:.1f} s)",
                err=True)
 
@@ -268,7 +269,8 @@ def search(ctx: click.Context, question: str, space: str, strategy: str | None,
 @click.argument("question")
 @click.option("--space", required=True)
 @click.option("--strategy", type=click.Choice(strategy_names()), default=None)
-@click.option("--budget", type=click.IntRange(min=1), default=None)
+@click.option("--budget", "--max-tokens", "budget", type=click.IntRange(min=1), default=None,
+              help="Context tokens for the search.")
 @click.pass_context
 @friendly_errors
 def answer(ctx: click.Context, question: str, space: str, strategy: str | None,

@@ -87,6 +87,25 @@ def forget(ctx: click.Context, space: str, conversation: str, sessions: tuple[st
 
 @click.command()
 @click.option("--space", required=True)
+@click.option("--turn", "turn_id", required=True,
+              help="The stored message's turn id (a search hit's source_turn_ids give it).")
+@click.option("--text", required=True, help="What the message should say instead.")
+@click.option("--drop-old", is_flag=True,
+              help="Keep no revision of the old text: it is gone everywhere.")
+@click.pass_context
+@friendly_errors
+def correct(ctx: click.Context, space: str, turn_id: str, text: str, drop_old: bool) -> None:
+    """Replace what one stored message says and derive its conversation again. The old text
+    stays on the message as a revision unless --drop-old."""
+    with memory_of(ctx) as memory:
+        report = memory.correct(space, turn_id, text, keep_old=not drop_old)
+    kept = f"{report.revisions} earlier texts kept" if report.revisions else "no earlier text kept"
+    click.echo(f"corrected {report.turn_id} ({kept}); derived again: "
+               f"{', '.join(report.layers) or '-'}")
+
+
+@click.command()
+@click.option("--space", required=True)
 @click.option("--conversation", default=None, help="Show its messages (default: list the "
               "space's conversations).")
 @click.option("--limit", type=click.IntRange(1, 1000), default=50, show_default=True)
@@ -177,4 +196,5 @@ def import_command(ctx: click.Context, file: Path, replace: bool) -> None:
         click.echo(memory.import_space(file, replace=replace).summary("restored"))
 
 
-SPACE_COMMANDS = [spaces, show, history, forget, delete, export_command, import_command]
+SPACE_COMMANDS = [spaces, show, history, forget, correct, delete, export_command,
+                  import_command]

@@ -25,8 +25,7 @@ from graphmem.eval.metrics import answer_recall, answer_words, covered_turns, pe
 from graphmem.eval.qa import QAScorer
 from graphmem.ingest.inputs.loaders import parse_file
 from graphmem.ingest.layers import LAYERS, parse_names
-from graphmem.ingest.writer import IngestReport
-from graphmem.models import ConversationRecord, Hit, SearchResult
+from graphmem.models import ConversationRecord, Hit, IngestReport, SearchResult
 
 Dataset = Literal["locomo", "longmemeval"]
 T = TypeVar("T")

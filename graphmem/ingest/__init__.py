@@ -11,6 +11,7 @@
 
 from graphmem.ids import check_space
 from graphmem.ingest.inputs import FORMATS, ParseResult, parse_file
-from graphmem.ingest.writer import GraphWriter, IngestReport
+from graphmem.ingest.writer import GraphWriter
+from graphmem.models import IngestReport
 
 __all__ = ["FORMATS", "GraphWriter", "IngestReport", "ParseResult", "check_space", "parse_file"]

@@ -32,7 +32,6 @@ embeds the turn again and derives the layers from the corrected conversation.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 from graphmem.errors import InputError
@@ -42,23 +41,13 @@ from graphmem.ingest.layer import Job, LayerContext
 from graphmem.ingest.layers import LAYERS, run_order
 from graphmem.ingest.stored import stored_conversations
 from graphmem.ingest.writer import GraphWriter
+from graphmem.models import CorrectReport, ForgetReport
 from graphmem.store import Tx
 
 STATEMENTS = ("ingest/forget_turns", "ingest/forget_derived", "ingest/forget_conversation",
               "ingest/forget_orphans", "ingest/correct_turn")
 
 
-@dataclass
-class ForgetReport:
-    """What one forget removed: counts only, never what was said."""
-
-    space: str
-    conversation: str
-    turns: int = 0
-    sessions: int = 0
-    whole_conversation: bool = False
-    layers: list[str] = field(default_factory=list)  # derived again
-    note: str = ""  # said when nothing was forgotten, and why
 
 
 NOTHING_SELECTED = "the selection was empty: nothing was forgotten"
@@ -117,12 +106,6 @@ def forget(context: LayerContext, space: str, conversation: str,
     return report
 
 
-@dataclass
-class CorrectReport:
-    space: str
-    turn_id: str
-    revisions: int  # earlier texts kept on the turn
-    layers: list[str] = field(default_factory=list)  # derived again
 
 
 def correct(context: LayerContext, space: str, turn: str, text: str,

@@ -24,7 +24,12 @@ from graphmem.ids import conversation_id, session_id, turn_id
 from graphmem.ingest.inputs.fields import Where, key, kind, turn
 from graphmem.ingest.layer import Job
 from graphmem.ingest.layers import layer_names
-from graphmem.models import ConversationRecord, SessionRecord, TurnRecord, stored_turn
+from graphmem.models import (
+    ConversationRecord,
+    SessionRecord,
+    TurnRecord,
+    stored_turn,
+)
 from graphmem.store import GraphStore, Tx
 from graphmem.text import naive_utc, native_datetime
 
@@ -49,22 +54,6 @@ class Message(BaseModel):
     image_caption: str | None = None
 
 
-@dataclass
-class LiveReport:
-    """What one ``add_messages`` call did."""
-
-    space: str
-    conversation: str
-    session: str  # the key of the session the messages joined
-    added: list[str] = field(default_factory=list)  # input ids of the new turns
-    known: list[str] = field(default_factory=list)  # message ids stored before: skipped
-    new_session: bool = False
-    refreshed: list[str] = field(default_factory=list)  # layers that caught up in this call
-    pending: list[str] = field(default_factory=list)  # layers still waiting for a refresh
-    seconds: float = 0.0
-    layers: dict[str, float] = field(default_factory=dict)  # seconds computing, per layer
-    write_seconds: float = 0.0  # in the write transaction
-    notes: list[str] = field(default_factory=list)  # what the caller may not expect
 
 
 @dataclass(frozen=True)

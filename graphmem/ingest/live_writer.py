@@ -33,7 +33,6 @@ from graphmem.ingest.layer import Job, LayerContext
 from graphmem.ingest.layers import LAYERS, parse_names, run_order
 from graphmem.ingest.live import (
     LivePlan,
-    LiveReport,
     Message,
     Superseded,
     mark,
@@ -43,6 +42,7 @@ from graphmem.ingest.live import (
 )
 from graphmem.ingest.stored import stored_conversations
 from graphmem.ingest.writer import GraphWriter
+from graphmem.models import LiveReport
 from graphmem.store import Actor, GraphStore, Tx, set_actor
 
 log = logging.getLogger("graphmem.live")

@@ -25,8 +25,8 @@ from tqdm import tqdm
 
 from graphmem.config import Settings
 from graphmem.ingest.layer import LayerContext
-from graphmem.ingest.writer import GraphWriter, IngestReport
-from graphmem.models import ConversationRecord
+from graphmem.ingest.writer import GraphWriter
+from graphmem.models import ConversationRecord, IngestReport
 from graphmem.providers.embedder import SentenceTransformerEmbedder
 from graphmem.providers.llm import OpenAICompatibleLLM
 from graphmem.store import Actor, GraphStore, current_actor, set_actor

@@ -12,92 +12,17 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager, nullcontext
-from dataclasses import dataclass, field
 from typing import Any
 
 from tqdm import tqdm
 
 from graphmem.errors import ConfigurationError
 from graphmem.ids import check_space
-from graphmem.ingest.layer import Job, Layer, LayerContext, LayerResult
+from graphmem.ingest.layer import Job, Layer, LayerContext
 from graphmem.ingest.layers import LAYERS, layer_names
-from graphmem.models import ConversationRecord
+from graphmem.models import ConversationRecord, IngestReport, LayerTally
 from graphmem.store import Tx
 from graphmem.telemetry import stage
-
-
-@dataclass
-class LayerTally:
-    """One layer's counts over a whole ingest."""
-
-    written: dict[str, int] = field(default_factory=dict)
-    embedded: int = 0
-    unchanged: int = 0
-    fallbacks: list[str] = field(default_factory=list)
-    seconds: float = 0.0  # spent computing (prepare); the writes share one transaction
-
-    def add(self, result: LayerResult, seconds: float = 0.0) -> None:
-        self.seconds += seconds
-        for kind, n in result.written.items():
-            self.written[kind] = self.written.get(kind, 0) + n
-        self.embedded += result.embedded
-        self.unchanged += result.unchanged
-        self.fallbacks.extend(result.fallbacks)
-
-    def absorb(self, other: LayerTally) -> None:
-        """Add another tally of the same layer (a worker process's) to this one."""
-        self.seconds += other.seconds
-        self.embedded += other.embedded
-        self.unchanged += other.unchanged
-        self.fallbacks.extend(other.fallbacks)
-        for kind, n in other.written.items():
-            self.written[kind] = self.written.get(kind, 0) + n
-
-    def describe(self) -> str:
-        parts = ", ".join(f"{n} {kind}" for kind, n in self.written.items())
-        text = (f"{parts} ({self.embedded} embedded, {self.unchanged} unchanged; "
-                f"{self.seconds:.1f}s)")
-        return text + (f", {len(self.fallbacks)} LLM fallbacks" if self.fallbacks else "")
-
-
-@dataclass
-class IngestReport:
-    space: str
-    conversations: int = 0
-    sessions: int = 0
-    turns: int = 0
-    seconds: float = 0.0
-    write_seconds: float = 0.0  # in the conversations' transactions
-    errors: list[str] = field(default_factory=list)
-    warnings: list[str] = field(default_factory=list)
-    layers: dict[str, LayerTally] = field(default_factory=dict)
-
-    def absorb(self, other: IngestReport) -> None:
-        """Add the counts of another report of the same space (a worker's conversation)."""
-        self.conversations += other.conversations
-        self.sessions += other.sessions
-        self.turns += other.turns
-        self.write_seconds += other.write_seconds
-        self.errors.extend(other.errors)
-        self.warnings.extend(other.warnings)
-        for name, tally in other.layers.items():
-            self.layers.setdefault(name, LayerTally()).absorb(tally)
-
-    def count(self, kind: str) -> int:
-        """Items of one kind written by any layer ("edus", "boundaries", ...)."""
-        return sum(t.written.get(kind, 0) for t in self.layers.values())
-
-    def summary(self) -> str:
-        text = (f"space {self.space!r}: {self.conversations} conversations, {self.sessions} "
-                f"sessions, {self.turns} turns in {self.seconds:.1f}s "
-                f"({self.write_seconds:.1f}s writing)")
-        for name, tally in self.layers.items():
-            text += f"\n  {name}: {tally.describe()}"
-        if self.warnings:
-            text += f"\n  {len(self.warnings)} warnings"
-        if self.errors:
-            text += f"\n  {len(self.errors)} records rejected"
-        return text
 
 
 class GraphWriter:

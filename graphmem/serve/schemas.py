@@ -7,9 +7,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt
 
-from graphmem.ingest.edits import CorrectReport, ForgetReport
-from graphmem.ingest.live import LiveReport
-from graphmem.models import Answer, SearchResult
+from graphmem.models import Answer, CorrectReport, ForgetReport, LiveReport, SearchResult
 
 
 class MessageIn(BaseModel):
@@ -46,6 +44,8 @@ class QuestionIn(BaseModel):
     strategy: str | None = Field(default=None, description="default: graphmem")
     budget: StrictInt | None = Field(default=None, description=(
         "context tokens, a whole number (true or 1000.0 are refused); default: 1000"))
+    max_tokens: StrictInt | None = Field(default=None, description=(
+        "another name for budget (give one, or both equal)"))
 
 
 class HitOut(BaseModel):
@@ -59,6 +59,8 @@ class HitOut(BaseModel):
 class SearchOut(BaseModel):
     context: str = Field(description="the memory to read, within the token budget")
     context_tokens: int
+    tokenizer: str = Field(description="how context_tokens were counted")
+    omitted: int = Field(description="pieces retrieved that did not fit the budget")
     strategy: str
     hits: list[HitOut] = Field(description="the pieces the context is made of")
     latency_ms: float
@@ -69,6 +71,7 @@ class SearchOut(BaseModel):
     def of(cls, result: SearchResult) -> SearchOut:
         shown = set(result.included)
         return cls(context=result.context, context_tokens=result.context_tokens,
+                   tokenizer=result.tokenizer, omitted=result.omitted,
                    strategy=result.strategy, latency_ms=round(result.latency_ms, 1),
                    timings_ms=result.timings_ms,
                    hits=[HitOut(text=h.text, score=round(h.score, 4), kind=h.kind,

@@ -21,8 +21,7 @@ from graphmem.errors import DatabaseUnavailable, InputError
 from graphmem.ingest.inputs.loaders import parse_file
 from graphmem.ingest.layers import run_order
 from graphmem.ingest.parallel import write_parallel
-from graphmem.ingest.writer import IngestReport
-from graphmem.models import ConversationRecord
+from graphmem.models import ConversationRecord, IngestReport
 from graphmem.store import GraphStore
 
 from helpers import DATA, SAMPLE, free_port
@@ -118,7 +117,7 @@ from graphmem.config import Settings
 from graphmem.ingest.layers import run_order
 from graphmem.ingest.inputs.loaders import parse_file
 from graphmem.ingest.parallel import write_parallel
-from graphmem.ingest.writer import IngestReport
+from graphmem.models import IngestReport
 
 first = parse_file(Path(sys.argv[2])).conversations[0]
 records = [first.model_copy(update={"key": f"c{n}"}) for n in range(40)]

@@ -33,7 +33,7 @@ def search(space: str, body: QuestionIn, who: Caller, memory: Memories,
            metrics: Counted) -> SearchOut:
     """The memory context for a question, within a token budget."""
     result = memory.search(body.question, space=who.resolve(space), strategy=body.strategy,
-                           budget=body.budget)
+                           budget=body.budget, max_tokens=body.max_tokens)
     metrics.searched(result.strategy)
     return SearchOut.of(result)
 
@@ -42,7 +42,8 @@ def search(space: str, body: QuestionIn, who: Caller, memory: Memories,
 def answer(space: str, body: QuestionIn, who: Caller, memory: Memories) -> AnswerOut:
     """An answer from memory by the server's LLM."""
     return AnswerOut.of(memory.answer(body.question, space=who.resolve(space),
-                                      strategy=body.strategy, budget=body.budget))
+                                      strategy=body.strategy, budget=body.budget,
+                                      max_tokens=body.max_tokens))
 
 
 @router.post("/refresh")

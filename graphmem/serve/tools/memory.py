@@ -22,16 +22,18 @@ def register(server: MCPServer, memory: Memory, allowed: Allowed) -> None:
 
     @server.tool()
     def search_memory(question: str, space: str | None = None, strategy: str | None = None,
-                      budget: int | None = None) -> SearchOut:
+                      budget: int | None = None, max_tokens: int | None = None) -> SearchOut:
         """Find what memory holds about a question: the context (within `budget` tokens,
-        default 1000) and the ranked pieces it is made of, with their dates and sources."""
+        default 1000; `max_tokens` is another name for it) and the ranked pieces it is made
+        of, with their dates and sources."""
         return guard(lambda: SearchOut.of(memory.search(  # type: ignore[no-any-return]
-            question, space=allowed().resolve(space), strategy=strategy, budget=budget)))
+            question, space=allowed().resolve(space), strategy=strategy, budget=budget,
+            max_tokens=max_tokens)))
 
     @server.tool()
     def answer_question(question: str, space: str | None = None,
-                        budget: int | None = None) -> AnswerOut:
+                        budget: int | None = None, max_tokens: int | None = None) -> AnswerOut:
         """Answer a question from memory with the server's LLM (when none answers, the best
         memory found is returned and `fallback` says why)."""
         return guard(lambda: AnswerOut.of(memory.answer(  # type: ignore[no-any-return]
-            question, space=allowed().resolve(space), budget=budget)))
+            question, space=allowed().resolve(space), budget=budget, max_tokens=max_tokens)))

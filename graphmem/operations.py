@@ -1,0 +1,101 @@
+"""The one list of what graphmem can do, and where each operation is offered.
+
+Every operation is a method of :class:`~graphmem.client.Memory` and, awaited, of
+:class:`~graphmem.async_client.AsyncMemory`; each other surface (the CLI, the REST server, the
+MCP server, the agent framework adapters of ``graphmem.integrations``) either offers it under
+the name given here or says why it does not. ``tests/integration/test_operations.py`` holds
+every surface to this list, so an operation added to ``Memory`` and forgotten elsewhere fails
+the suite until it is offered there or its absence is explained.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+SURFACES = ("cli", "rest", "mcp")
+# why a file path, or a whole-space rebuild, is not offered to a remote caller
+_SERVER_FILES = ("it reads or writes a file on the server's own disk; a remote caller sends "
+                 "live messages (add_messages) instead, and operators run the CLI there")
+_OPERATOR = ("it recomputes whole spaces for minutes: an operator's command, not a request; "
+             "live messages are derived in the background")
+
+
+@dataclass(frozen=True)
+class Operation:
+    """One operation: the ``Memory`` method, and its name on each surface (a CLI command
+    path, a REST ``METHOD /path`` as the OpenAPI schema names it, an MCP tool), or in
+    ``absent`` the reason it is not there."""
+
+    name: str
+    about: str
+    cli: str | None = None
+    rest: str | None = None
+    mcp: str | None = None
+    absent: dict[str, str] = field(default_factory=dict)
+
+    def on(self, surface: str) -> str | None:
+        return getattr(self, surface)  # type: ignore[no-any-return]
+
+
+OPERATIONS: tuple[Operation, ...] = (
+    Operation("ingest", "store conversations from a file or records, deriving every layer",
+              cli="ingest", absent={"rest": _SERVER_FILES, "mcp": _SERVER_FILES}),
+    Operation("add_messages", "store messages as they happen (idempotent by message id)",
+              rest="POST /v1/spaces/{space}/messages", mcp="add_messages",
+              absent={"cli": "a shell stores conversations with `graphmem ingest` (JSON lines "
+                      "included); live messages come from running agents"}),
+    Operation("refresh", "finish the derivations live messages left pending",
+              cli="refresh", rest="POST /v1/spaces/{space}/refresh",
+              absent={"mcp": "derivations finish in the background; an agent need not wait"}),
+    Operation("add_layers", "derive a layer for the conversations a space already holds",
+              cli="layers add", absent={"rest": _OPERATOR, "mcp": _OPERATOR}),
+    Operation("search", "the evidence that answers a question, packed within a token budget",
+              cli="search", rest="POST /v1/spaces/{space}/search", mcp="search_memory"),
+    Operation("answer", "an answer from the retrieved context (an LLM, else the context)",
+              cli="answer", rest="POST /v1/spaces/{space}/answer", mcp="answer_question"),
+    Operation("spaces", "the spaces and what they hold", cli="spaces", rest="GET /v1/spaces",
+              mcp="list_spaces"),
+    Operation("has_space", "whether a space holds anything",
+              absent={s: "`spaces` answers it" for s in SURFACES}),
+    Operation("conversations", "a space's conversations", cli="show",
+              rest="GET /v1/spaces/{space}/conversations", mcp="list_conversations"),
+    Operation("messages", "a conversation's stored messages, a page at a time", cli="show",
+              rest="GET /v1/spaces/{space}/conversations/{conversation}/messages",
+              mcp="list_messages"),
+    Operation("unit", "one stored unit (a turn, EDU, event, ...) with its source turns",
+              rest="GET /v1/spaces/{space}/units/{unit_id}", mcp="get_unit",
+              absent={"cli": "a unit's id comes from a search hit, and `graphmem search "
+                      "--json` prints the hit's text and source turns"}),
+    Operation("history", "what changed in a space, newest first", cli="history",
+              rest="GET /v1/spaces/{space}/history",
+              absent={"mcp": "an operator's audit trail, not an agent's tool"}),
+    Operation("forget", "forget messages, sessions or a conversation, everywhere",
+              cli="forget", rest="POST /v1/spaces/{space}/forget", mcp="forget_memory"),
+    Operation("correct", "replace what a stored message says and derive it again",
+              cli="correct", rest="POST /v1/spaces/{space}/corrections", mcp="correct_message"),
+    Operation("delete_space", "remove a space and everything in it", cli="delete",
+              rest="DELETE /v1/spaces/{space}", mcp="delete_space"),
+    Operation("export_space", "back a space up to a file", cli="export",
+              absent={"rest": _SERVER_FILES, "mcp": _SERVER_FILES}),
+    Operation("import_space", "restore a space from a backup file", cli="import",
+              absent={"rest": _SERVER_FILES, "mcp": _SERVER_FILES}),
+)
+
+# public members of Memory that are not operations on stored memory: the client's own life
+# cycle and bookkeeping (AsyncMemory has each of them too, awaited where they do work)
+CLIENT_MEMBERS: dict[str, str] = {
+    "close": "releases the driver and worker threads",
+    "warm_up": "loads the models before the first request",
+    "ensure_schema": "creates constraints and indexes (`graphmem schema apply`)",
+    "flush": "waits for background derivations (tests and scripts)",
+    "ingest_spaces": "ingest into many spaces at once, in worker processes (evaluation)",
+    "llm": "the configured LLM client, or None",
+    "llm_usage": "tokens the LLM used, by step",
+}
+
+
+def operation(name: str) -> Operation:
+    for op in OPERATIONS:
+        if op.name == name:
+            return op
+    raise KeyError(name)
