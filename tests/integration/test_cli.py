@@ -9,6 +9,7 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from graphmem.cli import main
+from graphmem.client import Memory
 
 from helpers import DATA, SAMPLE
 
@@ -222,3 +223,21 @@ def test_layers_behind_live_messages_are_said_and_refreshed(space: str,
     code, out = run("layers", "list", "--space", space)
     assert "behind live messages" not in out
     assert run("refresh", "--space", space)[1].strip() == "nothing was pending"
+
+
+def test_correct_and_max_tokens(space: str, memory: Memory) -> None:
+    code, _ = run("ingest", str(SAMPLE), "--space", space, "--layers", "")
+    assert code == 0
+    code, out = run("search", "How far does Jonas run on Sundays?", "--space", space,
+                    "--strategy", "turns", "--max-tokens", "40", "--json")
+    assert code == 0 and json.loads(out)["budget"] == 40
+    turn = next(h["source_turn_ids"][0] for h in json.loads(out)["hits"]
+                if "Sixteen kilometres" in h["text"])
+    code, out = run("correct", "--space", space, "--turn", turn, "--text",
+                    "Eighteen kilometres on Sundays now.")
+    assert code == 0 and "1 earlier texts kept" in out, out
+    said = [m.text for m in memory.messages(space, "maya-jonas", limit=20).messages]
+    assert "Eighteen kilometres on Sundays now." in said
+    assert not any("Sixteen" in t for t in said)
+    code, out = run("correct", "--space", space, "--turn", "no-such-turn", "--text", "x")
+    assert code != 0 and "Traceback" not in out
