@@ -1,0 +1,104 @@
+"""AutoGen (autogen-core): graphmem as an agent's ``Memory``, and graphmem's tools as AutoGen
+function tools (``pip install graphmem[autogen]``).
+
+    from autogen_agentchat.agents import AssistantAgent
+    from graphmem.integrations.autogen import GraphmemMemory
+
+    memory = GraphmemMemory.of(Memory(), space="alice", conversation="chat-1", budget=800)
+    agent = AssistantAgent("helper", model_client=client, memory=[memory])
+
+Before each model call ``update_context`` searches for the latest user message and adds the
+packed context as one system message (nothing when there is nothing to recall). ``add``
+stores a text memory as a message of the conversation (``metadata``: ``id`` makes it
+idempotent, ``speaker`` says who said it, default ``user``); ``query`` returns the hits that
+fit the budget; ``clear`` forgets the conversation. ``close`` leaves the graphmem client open:
+whoever made it closes it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from autogen_core import CancellationToken
+from autogen_core.memory import (
+    Memory,
+    MemoryContent,
+    MemoryMimeType,
+    MemoryQueryResult,
+    UpdateContextResult,
+)
+from autogen_core.model_context import ChatCompletionContext
+from autogen_core.models import SystemMessage, UserMessage
+from autogen_core.tools import FunctionTool
+
+from graphmem.client import Memory as GraphmemClient
+from graphmem.errors import InputError
+from graphmem.integrations.core import AgentMemory, in_thread
+
+OFFERS = {"search": "GraphmemMemory.query", "add_messages": "GraphmemMemory.add",
+          "forget": "GraphmemMemory.clear"}
+_TEXT = (MemoryMimeType.TEXT, MemoryMimeType.MARKDOWN, MemoryMimeType.TEXT.value,
+         MemoryMimeType.MARKDOWN.value)
+
+
+class GraphmemMemory(Memory):
+    """graphmem behind AutoGen's ``Memory`` protocol (see the module)."""
+
+    def __init__(self, agent_memory: AgentMemory) -> None:
+        self.agent_memory = agent_memory
+
+    @classmethod
+    def of(cls, memory: GraphmemClient, space: str, conversation: str,
+           **options: Any) -> GraphmemMemory:
+        return cls(AgentMemory(memory, space, conversation, **options))
+
+    async def update_context(self, model_context: ChatCompletionContext) -> UpdateContextResult:
+        messages = await model_context.get_messages()
+        query = next((m.content for m in reversed(messages)
+                      if isinstance(m, UserMessage) and isinstance(m.content, str)), "")
+        if not query.strip():
+            return UpdateContextResult(memories=MemoryQueryResult(results=[]))
+        found = await self.query(query)
+        context = "\n\n".join(str(r.content) for r in found.results)
+        if context:
+            await model_context.add_message(SystemMessage(
+                content=f"What you remember from earlier conversations:\n{context}"))
+        return UpdateContextResult(memories=found)
+
+    async def query(self, query: str | MemoryContent = "",
+                    cancellation_token: CancellationToken | None = None,
+                    **kwargs: Any) -> MemoryQueryResult:
+        text = query if isinstance(query, str) else str(query.content)
+        agent = self.agent_memory
+        if not text.strip() or not await in_thread(agent.memory.has_space, agent.space):
+            return MemoryQueryResult(results=[])
+        result = await in_thread(agent.search, text, budget=kwargs.get("budget"))
+        by_id = {hit.id: hit for hit in result.hits}
+        return MemoryQueryResult(results=[MemoryContent(
+            content=by_id[i].text, mime_type=MemoryMimeType.TEXT, metadata={
+                "id": i, "kind": by_id[i].kind, "score": by_id[i].score,
+                "source_turn_ids": by_id[i].source_turn_ids,
+                "source_ids": by_id[i].source_ids, "date": by_id[i].date_text})
+            for i in result.included if i in by_id])
+
+    async def add(self, content: MemoryContent,
+                  cancellation_token: CancellationToken | None = None) -> None:
+        if content.mime_type not in _TEXT or not isinstance(content.content, str):
+            raise InputError(f"graphmem stores text memories; got {content.mime_type}",
+                             field="content")
+        meta = content.metadata or {}
+        await in_thread(self.agent_memory.add, [{
+            "speaker": str(meta.get("speaker", "user")), "text": content.content,
+            "id": meta.get("id")}])
+
+    async def clear(self) -> None:
+        await in_thread(self.agent_memory.clear)
+
+    async def close(self) -> None:
+        return None
+
+
+def tools(agent_memory: AgentMemory) -> list[FunctionTool]:
+    """graphmem's three tools (search_memory, remember, forget_memory) as AutoGen tools."""
+    return [FunctionTool(fn, description=fn.__doc__ or fn.__name__)
+            for fn in agent_memory.tools()]

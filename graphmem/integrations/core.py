@@ -1,0 +1,184 @@
+"""What every framework adapter shares: one space and one conversation of a
+:class:`~graphmem.client.Memory` seen as an agent's memory, and the three tools an agent calls.
+
+An :class:`AgentMemory` is bound to a ``space`` (the tenant: a user, a team) and a
+``conversation`` (the thread the agent writes to). It searches the whole space within a token
+budget, stores what the agent or its user says as live messages of its conversation, and
+forgets by message id. The adapters in this package translate their framework's interface into
+these calls and add nothing that stores data elsewhere, so ``forget``, ``correct``, export and
+``delete_space`` cover what an agent stored like everything else.
+
+The tools (:meth:`AgentMemory.tools`) are plain typed functions with docstrings, which every
+framework turns into its own tool type:
+
+* ``search_memory(query, max_tokens=None)`` answers with the packed context and, after it, the
+  ids of the memories it holds;
+* ``remember(text)`` stores one fact in the agent's own words and answers with its id;
+* ``forget_memory(memory_ids)`` forgets memories by the ids the two others gave.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, TypeVar
+from urllib.parse import unquote
+
+from graphmem.client import Memory
+from graphmem.errors import InputError
+from graphmem.ids import check_space, conversation_id, part
+from graphmem.ingest.live import Message
+from graphmem.models import ForgetReport, LiveReport, SearchResult, StoredMessage
+
+T = TypeVar("T")
+DEFAULT_CONVERSATION = "agent"
+AGENT_SPEAKER = "assistant"  # who says what ``remember`` stores
+
+
+@dataclass
+class AgentMemory:
+    """One space and conversation of ``memory`` as an agent's memory (see the module)."""
+
+    memory: Memory
+    space: str
+    conversation: str = DEFAULT_CONVERSATION
+    budget: int | None = None  # tokens; None: GRAPHMEM_DEFAULT_BUDGET
+    strategy: str | None = None  # None: GRAPHMEM_DEFAULT_STRATEGY
+
+    def __post_init__(self) -> None:
+        check_space(self.space)
+        if not isinstance(self.conversation, str) or not self.conversation.strip():
+            raise InputError("the conversation must be a non-empty string",
+                             field="conversation")
+
+    # ------------------------------------------------------------------ operations
+    def search(self, query: str, *, budget: int | None = None) -> SearchResult:
+        """The evidence for ``query`` from the whole space, packed within ``budget`` tokens."""
+        return self.memory.search(query, space=self.space, strategy=self.strategy,
+                                  budget=budget or self.budget)
+
+    def context(self, query: str, *, budget: int | None = None) -> str:
+        """Only the packed context of :meth:`search` ("" when nothing is stored yet)."""
+        if not self.memory.has_space(self.space):
+            return ""
+        return self.search(query, budget=budget).context
+
+    def add(self, messages: Sequence[Message | Mapping[str, Any]]) -> LiveReport:
+        """Store ``messages`` in the agent's conversation (a message with a known id is
+        skipped, so storing a history again adds only what is new)."""
+        return self.memory.add_messages(self.space, self.conversation, messages)
+
+    def remember(self, text: str, *, speaker: str = AGENT_SPEAKER,
+                 id: str | None = None) -> str:
+        """Store one message and return its id (a new one unless ``id`` is given)."""
+        ident = id or f"mem-{uuid.uuid4().hex[:16]}"
+        self.add([Message(speaker=speaker, text=text, id=ident)])
+        return ident
+
+    def forget(self, ids: Sequence[str]) -> list[ForgetReport]:
+        """Forget messages by id: a message id of this conversation, or a memory id
+        (:meth:`memory_ids`) of any conversation of the space."""
+        by_conversation: dict[str, list[str]] = {}
+        for given in ids:
+            conversation, message = self._locate(given)
+            by_conversation.setdefault(conversation, []).append(message)
+        return [self.memory.forget(self.space, conversation, turns=messages)
+                for conversation, messages in by_conversation.items()]
+
+    def clear(self) -> ForgetReport:
+        """Forget the agent's whole conversation (the rest of the space stays)."""
+        return self.memory.forget(self.space, self.conversation, whole_conversation=True)
+
+    def messages(self, limit: int | None = None) -> list[StoredMessage]:
+        """The conversation's messages in time order; with ``limit``, the latest ``limit``."""
+        if not self.memory.has_space(self.space):
+            return []
+        if limit is not None:
+            if limit <= 0:
+                return []
+            page = self.memory.messages(self.space, self.conversation, limit=min(limit, 1000),
+                                        newest_first=True)
+            return page.messages[::-1]
+        out: list[StoredMessage] = []
+        cursor: int | None = None
+        while True:
+            page = self.memory.messages(self.space, self.conversation, limit=1000,
+                                        cursor=cursor)
+            out.extend(page.messages)
+            if page.next_cursor is None:
+                return out
+            cursor = page.next_cursor
+
+    def pop(self) -> StoredMessage | None:
+        """Forget the conversation's latest message and return it (None when empty)."""
+        latest = self.messages(limit=1)
+        if not latest:
+            return None
+        self.memory.forget(self.space, self.conversation, turns=[latest[0].id])
+        return latest[0]
+
+    # ------------------------------------------------------------------ ids
+    def memory_ids(self, result: SearchResult) -> list[str]:
+        """The ids of the stored messages behind the hits that fit into the context: a
+        message id for this conversation's messages, a memory id (the Turn node's id) for
+        other conversations' messages."""
+        own = f"{conversation_id(self.space, self.conversation)}#"
+        included = set(result.included)
+        seen: dict[str, None] = {}
+        for hit in result.hits:
+            if hit.id not in included:
+                continue
+            for turn, source in zip(hit.source_turn_ids, hit.source_ids, strict=False):
+                seen.setdefault(source if turn.startswith(own) else turn, None)
+        return list(seen)
+
+    def _locate(self, given: str) -> tuple[str, str]:
+        if not isinstance(given, str) or not given:
+            raise InputError("a memory id must be a non-empty string", field="memory_ids")
+        prefix = f"{part(self.space)}/"
+        if "#" not in given or not given.startswith(prefix):
+            return self.conversation, given
+        conversation, _, message = given[len(prefix):].partition("#")
+        if "%~" in conversation or "%~" in message:
+            raise InputError(f"memory id {given!r} is too long to name its message; forget it "
+                             "with Memory.forget", field="memory_ids")
+        return unquote(conversation), unquote(message)
+
+    # ------------------------------------------------------------------ tools
+    def tools(self) -> list[Callable[..., str]]:
+        """``search_memory``, ``remember`` and ``forget_memory`` as typed functions."""
+        return [self.search_tool(), self.remember_tool(), self.forget_tool()]
+
+    def search_tool(self) -> Callable[..., str]:
+        def search_memory(query: str, max_tokens: int | None = None) -> str:
+            """Search long-term memory: what was said before that bears on `query`, dated,
+            within `max_tokens` tokens, followed by the ids of the memories shown."""
+            if not self.memory.has_space(self.space):
+                return "(no memories yet)"
+            result = self.search(query, budget=max_tokens)
+            if not result.context:
+                return "(nothing relevant remembered)"
+            return f"{result.context}\n\nmemory ids: {', '.join(self.memory_ids(result))}"
+        return search_memory
+
+    def remember_tool(self) -> Callable[..., str]:
+        def remember(text: str) -> str:
+            """Store one fact worth remembering in later conversations, in your own words;
+            answers with its memory id."""
+            return f"remembered as {self.remember(text)}"
+        return remember
+
+    def forget_tool(self) -> Callable[..., str]:
+        def forget_memory(memory_ids: list[str]) -> str:
+            """Forget memories for good, by the ids search_memory or remember gave."""
+            reports = self.forget(memory_ids)
+            gone = sum(r.turns for r in reports)
+            return f"forgot {gone} of {len(memory_ids)} memories"
+        return forget_memory
+
+
+async def in_thread(call: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+    """Run one blocking graphmem call off the event loop (what every async adapter does)."""
+    return await asyncio.to_thread(call, *args, **kwargs)

@@ -1,0 +1,142 @@
+"""LangChain: a retriever over graphmem's packed context, a chat history over live messages,
+and graphmem's tools as LangChain tools (``pip install graphmem[langchain]``).
+
+    from graphmem import Memory
+    from graphmem.integrations.langchain import GraphmemRetriever, GraphmemChatMessageHistory
+
+    retriever = GraphmemRetriever.of(Memory(), space="alice", budget=1000)
+    docs = retriever.invoke("Where does Alice want to travel?")
+    history = GraphmemChatMessageHistory.of(Memory(), space="alice", conversation="chat-1")
+
+The retriever returns the hits that fit into the budget, in the context's order, one
+``Document`` each, with the hit's kind, score, source turns (Turn ids and message ids),
+session and date in ``metadata``. The history's messages are the conversation's stored
+messages: a ``HumanMessage`` for the speaker ``user`` (or ``human``), an ``AIMessage`` for
+``assistant`` (or ``ai``), a ``SystemMessage`` for ``system``, and a ``HumanMessage`` named
+after any other speaker. Tool calls and tool results are not memories and are not stored.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from langchain_core.callbacks import CallbackManagerForRetrieverRun
+from langchain_core.chat_history import BaseChatMessageHistory
+from langchain_core.documents import Document
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
+from langchain_core.retrievers import BaseRetriever
+from langchain_core.tools import BaseTool, StructuredTool
+from pydantic import ConfigDict
+
+from graphmem.client import Memory
+from graphmem.integrations.core import AgentMemory, in_thread
+from graphmem.models import Hit, StoredMessage
+
+# what this adapter offers of graphmem.operations.OPERATIONS, and through which member
+OFFERS = {"search": "GraphmemRetriever.invoke", "add_messages":
+          "GraphmemChatMessageHistory.add_messages", "messages":
+          "GraphmemChatMessageHistory.messages", "forget": "GraphmemChatMessageHistory.clear"}
+
+_ROLE_OF_TYPE = {"human": "user", "ai": "assistant", "system": "system"}
+
+
+class GraphmemRetriever(BaseRetriever):
+    """The hits graphmem packs for a query within ``agent_memory``'s budget, as Documents."""
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+    agent_memory: AgentMemory
+
+    @classmethod
+    def of(cls, memory: Memory, space: str, **options: Any) -> GraphmemRetriever:
+        return cls(agent_memory=AgentMemory(memory, space, **options))
+
+    def _get_relevant_documents(self, query: str, *,
+                                run_manager: CallbackManagerForRetrieverRun) -> list[Document]:
+        if not self.agent_memory.memory.has_space(self.agent_memory.space):
+            return []
+        result = self.agent_memory.search(query)
+        by_id = {hit.id: hit for hit in result.hits}
+        return [document(by_id[i], result.space) for i in result.included if i in by_id]
+
+    async def _aget_relevant_documents(self, query: str, *,
+                                       run_manager: Any) -> list[Document]:
+        return await in_thread(self._get_relevant_documents, query, run_manager=run_manager)
+
+
+def document(hit: Hit, space: str) -> Document:
+    """One hit as a Document: its rendered text, and where it comes from in ``metadata``."""
+    return Document(page_content=hit.text, id=hit.id, metadata={
+        "space": space, "kind": hit.kind, "score": hit.score, "speaker": hit.speaker,
+        "session_id": hit.session_id, "date": hit.date_text,
+        "started_at": hit.started_at.isoformat() if hit.started_at else None,
+        "source_turn_ids": hit.source_turn_ids, "source_ids": hit.source_ids})
+
+
+class GraphmemChatMessageHistory(BaseChatMessageHistory):
+    """A conversation's live messages as LangChain chat history."""
+
+    def __init__(self, agent_memory: AgentMemory) -> None:
+        self.agent_memory = agent_memory
+
+    @classmethod
+    def of(cls, memory: Memory, space: str, conversation: str,
+           **options: Any) -> GraphmemChatMessageHistory:
+        return cls(AgentMemory(memory, space, conversation, **options))
+
+    @property
+    def messages(self) -> list[BaseMessage]:  # type: ignore[override]
+        return [chat_message(m) for m in self.agent_memory.messages()]
+
+    def add_messages(self, messages: Sequence[BaseMessage]) -> None:
+        stored = [m for m in (graphmem_message(msg) for msg in messages) if m is not None]
+        if stored:
+            self.agent_memory.add(stored)
+
+    def clear(self) -> None:
+        self.agent_memory.clear()
+
+    async def aget_messages(self) -> list[BaseMessage]:
+        return await in_thread(lambda: self.messages)
+
+    async def aadd_messages(self, messages: Sequence[BaseMessage]) -> None:
+        await in_thread(self.add_messages, messages)
+
+    async def aclear(self) -> None:
+        await in_thread(self.clear)
+
+
+def message_text(message: BaseMessage) -> str:
+    """The text of a message: its string content, or its text blocks joined."""
+    content = message.content
+    if isinstance(content, str):
+        return content
+    return "\n".join(block if isinstance(block, str) else str(block.get("text", ""))
+                     for block in content
+                     if isinstance(block, str) or block.get("type") == "text").strip()
+
+
+def graphmem_message(message: BaseMessage) -> dict[str, Any] | None:
+    """A LangChain message as a live message, or None for what is not a memory (a tool
+    result, an AI message that only calls tools, an empty text)."""
+    role = _ROLE_OF_TYPE.get(message.type)
+    text = message_text(message)
+    if role is None or not text.strip():
+        return None
+    speaker = message.name if role == "user" and message.name else role
+    return {"speaker": speaker, "text": text, "id": message.id}
+
+
+def chat_message(stored: StoredMessage) -> BaseMessage:
+    speaker = stored.speaker.lower()
+    if speaker in ("assistant", "ai"):
+        return AIMessage(content=stored.text, id=stored.id)
+    if speaker == "system":
+        return SystemMessage(content=stored.text, id=stored.id)
+    name = None if speaker in ("user", "human") else stored.speaker
+    return HumanMessage(content=stored.text, id=stored.id, name=name)
+
+
+def tools(agent_memory: AgentMemory) -> list[BaseTool]:
+    """graphmem's three tools (search_memory, remember, forget_memory) as LangChain tools."""
+    return [StructuredTool.from_function(fn) for fn in agent_memory.tools()]

@@ -1,0 +1,259 @@
+"""LangGraph: graphmem as a LangGraph store, and a hook that stores each turn of an agent and
+gives its model the budgeted context (``pip install graphmem[langgraph]``).
+
+    from langgraph.prebuilt import create_react_agent
+    from graphmem.integrations.langgraph import GraphmemStore, context_hook
+
+    store = GraphmemStore(Memory())
+    chat = AgentMemory(memory, "alice", "chat")
+    agent = create_react_agent(model, tools, store=store, pre_model_hook=context_hook(chat),
+                               post_model_hook=store_hook(chat))
+
+**How namespaces map to graphmem** (the one rule): a namespace is a space, its labels joined
+by ``/`` (``("alice", "memories")`` is the space ``alice/memories``); each item is a message of
+that space's conversation ``langgraph-store`` (``conversation=`` to change it) whose message id
+is the item's key. So spaces isolate namespaces as they isolate tenants, a search with a
+``namespace_prefix`` reads the spaces named by the prefix and those below it, and forgetting,
+correcting, exporting or deleting a space covers its items like any message.
+
+A value ``{"content": "..."}`` (what langmem writes) is stored as its text; any other value is
+stored as its JSON, so ``get`` returns every value exactly as it was put. A ``put`` of a known
+key replaces the message's text for good (``correct`` without a revision) and derives again.
+A search with a ``query`` ranks the items by graphmem's strategy within its budget (items that
+no hit reaches are not returned, and hits from the space's other conversations are skipped);
+without a query it lists the items in the order they were put. ``filter`` compares the values'
+top-level fields for equality. The store keeps no time-to-live.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable
+from datetime import datetime
+from typing import Any
+
+from langchain_core.messages import SystemMessage
+from langgraph.store.base import (
+    BaseStore,
+    GetOp,
+    Item,
+    ListNamespacesOp,
+    Op,
+    PutOp,
+    Result,
+    SearchItem,
+    SearchOp,
+)
+
+from graphmem.client import Memory
+from graphmem.ids import conversation_id, turn_id
+from graphmem.integrations.core import AgentMemory, in_thread
+from graphmem.integrations.langchain import graphmem_message, message_text
+
+OFFERS = {"search": "GraphmemStore.search", "add_messages": "GraphmemStore.put",
+          "unit": "GraphmemStore.get", "correct": "GraphmemStore.put",
+          "forget": "GraphmemStore.delete", "spaces": "GraphmemStore.list_namespaces",
+          "messages": "GraphmemStore.search"}
+STORE_CONVERSATION = "langgraph-store"
+STORE_SESSION = "items"
+SPEAKER = "memory"
+
+
+class GraphmemStore(BaseStore):
+    """A LangGraph ``BaseStore`` on graphmem (see the module for the namespace rule)."""
+
+    def __init__(self, memory: Memory, *, conversation: str = STORE_CONVERSATION,
+                 budget: int | None = None, strategy: str | None = None) -> None:
+        self.memory = memory
+        self.conversation = conversation
+        self.budget = budget
+        self.strategy = strategy
+
+    # ------------------------------------------------------------------ batch
+    def batch(self, ops: Iterable[Op]) -> list[Result]:
+        out: list[Result] = []
+        for op in ops:
+            if isinstance(op, GetOp):
+                out.append(self._get(op.namespace, op.key))
+            elif isinstance(op, PutOp):
+                self._put(op.namespace, op.key, op.value)
+                out.append(None)
+            elif isinstance(op, SearchOp):
+                out.append(self._search(op))
+            elif isinstance(op, ListNamespacesOp):
+                out.append(self._namespaces(op))
+            else:
+                raise TypeError(f"unknown store operation {type(op).__name__}")
+        return out
+
+    async def abatch(self, ops: Iterable[Op]) -> list[Result]:
+        return await in_thread(self.batch, list(ops))
+
+    # ------------------------------------------------------------------ one item
+    def _get(self, namespace: tuple[str, ...], key: str) -> Item | None:
+        space = space_of(namespace)
+        if not self.memory.has_space(space):
+            return None
+        unit = self.memory.unit(space, turn_id(space, self.conversation, key))
+        if unit is None or unit.kind != "Turn":
+            return None
+        props = unit.properties
+        return _item(namespace, key, str(props["text"]), props.get("said_at"),
+                     props.get("revised_at"))
+
+    def _put(self, namespace: tuple[str, ...], key: str, value: Any) -> None:
+        space = space_of(namespace)
+        if value is None:
+            if self.memory.has_space(space):
+                self.memory.forget(space, self.conversation, turns=[key])
+            return
+        text = encode(value)
+        known = self._get(namespace, key)
+        if known is None:
+            self.memory.add_messages(space, self.conversation,
+                                     [{"speaker": SPEAKER, "text": text, "id": key}],
+                                     session=STORE_SESSION)
+        elif known.value != value:
+            self.memory.correct(space, turn_id(space, self.conversation, key), text,
+                                keep_old=False)
+
+    # ------------------------------------------------------------------ many
+    def _search(self, op: SearchOp) -> list[SearchItem]:
+        found: list[SearchItem] = []
+        for namespace in self._namespaces_under(op.namespace_prefix):
+            found.extend(self._ranked(namespace, op.query) if op.query
+                         else self._listed(namespace))
+        if op.query:
+            found.sort(key=lambda item: -(item.score or 0.0))
+        if op.filter:
+            found = [i for i in found if all(i.value.get(k) == v for k, v in op.filter.items())]
+        return found[op.offset:op.offset + op.limit]
+
+    def _ranked(self, namespace: tuple[str, ...], query: str) -> list[SearchItem]:
+        space = space_of(namespace)
+        result = self.memory.search(query, space=space, strategy=self.strategy,
+                                    budget=self.budget)
+        own = f"{conversation_id(space, self.conversation)}#"
+        scores: dict[str, float] = {}
+        by_id = {hit.id: hit for hit in result.hits}
+        for hit in (by_id[i] for i in result.included if i in by_id):
+            for turn, key in zip(hit.source_turn_ids, hit.source_ids, strict=False):
+                if turn.startswith(own):
+                    scores[key] = max(scores.get(key, hit.score), hit.score)
+        out = []
+        for key, score in scores.items():
+            item = self._get(namespace, key)
+            if item is not None:
+                out.append(SearchItem(namespace, key, item.value, item.created_at,
+                                      item.updated_at, score))
+        return out
+
+    def _listed(self, namespace: tuple[str, ...]) -> list[SearchItem]:
+        space = space_of(namespace)
+        agent = AgentMemory(self.memory, space, self.conversation)
+        return [SearchItem(namespace, m.id, decode(m.text), m.said_at or datetime.now(),
+                           m.said_at or datetime.now()) for m in agent.messages()]
+
+    def _store_spaces(self) -> list[str]:
+        return [row["space"] for row in self.memory.spaces()
+                if any(c.conversation == self.conversation
+                       for c in self.memory.conversations(row["space"]))]
+
+    def _namespaces_under(self, prefix: tuple[str, ...]) -> list[tuple[str, ...]]:
+        head = space_of(prefix) if prefix else ""
+        return [tuple(s.split("/")) for s in self._store_spaces()
+                if not head or s == head or s.startswith(head + "/")]
+
+    def _namespaces(self, op: ListNamespacesOp) -> list[tuple[str, ...]]:
+        found = [tuple(s.split("/")) for s in self._store_spaces()]
+        for condition in op.match_conditions or ():
+            found = [n for n in found if _matches(n, condition.match_type,
+                                                  tuple(condition.path))]
+        if op.max_depth is not None:
+            found = sorted({n[:op.max_depth] for n in found})
+        return found[op.offset:op.offset + op.limit]
+
+
+def space_of(namespace: tuple[str, ...]) -> str:
+    """The space a namespace names (its labels joined by '/')."""
+    if not namespace:
+        raise ValueError("a graphmem store namespace needs at least one label")
+    return "/".join(namespace)
+
+
+def encode(value: dict[str, Any]) -> str:
+    """The text a value is stored as: a lone ``content`` string as it is, else JSON."""
+    content = value.get("content") if len(value) == 1 else None
+    if isinstance(content, str) and not _is_object(content):
+        return content
+    return json.dumps(value, ensure_ascii=False, default=str)
+
+
+def decode(text: str) -> dict[str, Any]:
+    if _is_object(text):
+        parsed: dict[str, Any] = json.loads(text)
+        return parsed
+    return {"content": text}
+
+
+def _is_object(text: str) -> bool:
+    if not text.lstrip().startswith("{"):
+        return False
+    try:
+        return isinstance(json.loads(text), dict)
+    except ValueError:
+        return False
+
+
+def _item(namespace: tuple[str, ...], key: str, text: str, said: Any, revised: Any) -> Item:
+    created = _native(said) or datetime.now()
+    updated = _native(revised[-1]) if isinstance(revised, list) and revised else created
+    return Item(value=decode(text), key=key, namespace=namespace, created_at=created,
+                updated_at=updated or created)
+
+
+def _native(value: Any) -> datetime | None:
+    if value is None:
+        return None
+    if isinstance(value, datetime):
+        return value
+    if hasattr(value, "to_native"):
+        native: datetime = value.to_native()
+        return native
+    return datetime.fromisoformat(str(value))
+
+
+def _matches(namespace: tuple[str, ...], how: str, path: tuple[str, ...]) -> bool:
+    if len(path) > len(namespace):
+        return False
+    part = namespace[:len(path)] if how == "prefix" else namespace[len(namespace) - len(path):]
+    return all(p in ("*", n) for p, n in zip(path, part, strict=True))
+
+
+def context_hook(agent_memory: AgentMemory,
+                 budget: int | None = None) -> Callable[[dict[str, Any]], dict[str, Any]]:
+    """A ``pre_model_hook`` for ``create_react_agent`` (or a node of your own graph): it stores
+    the state's new user and assistant messages in ``agent_memory``'s conversation (by their
+    ids, so each is stored once) and hands the model the context for the latest user message,
+    within ``budget`` tokens, as a system message before the conversation."""
+    def hook(state: dict[str, Any]) -> dict[str, Any]:
+        messages = list(state["messages"])
+        new = [m for m in (graphmem_message(msg) for msg in messages) if m is not None]
+        query = next((message_text(m) for m in reversed(messages) if m.type == "human"), "")
+        context = agent_memory.context(query, budget=budget) if query.strip() else ""
+        if new:
+            agent_memory.add(new)  # after the search: the question is not its own evidence
+        head = [SystemMessage(content=f"What you remember:\n{context}")] if context else []
+        return {"llm_input_messages": head + messages}
+    return hook
+
+
+def store_hook(agent_memory: AgentMemory) -> Callable[[dict[str, Any]], dict[str, Any]]:
+    """A ``post_model_hook`` for ``create_react_agent``: stores the model's answer (and
+    anything else new in the state) once it is given, so a run's last answer is kept too."""
+    def hook(state: dict[str, Any]) -> dict[str, Any]:
+        new = [m for m in (graphmem_message(msg) for msg in state["messages"]) if m is not None]
+        if new:
+            agent_memory.add(new)
+        return {}
+    return hook

@@ -1,0 +1,150 @@
+"""LangGraph: graphmem as the store of a real ``create_react_agent`` loop, with langmem's
+memory tools writing and searching it, and the context hook storing turns and injecting the
+budgeted context; on the real Neo4j, the model scripted."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator
+
+import pytest
+from langchain_core.messages import HumanMessage, SystemMessage, ToolMessage
+from langgraph.prebuilt import create_react_agent
+from langmem import create_manage_memory_tool, create_search_memory_tool
+
+from graphmem.client import Memory
+from graphmem.integrations.core import AgentMemory
+from graphmem.integrations.langgraph import GraphmemStore, context_hook, decode, encode, store_hook
+from graphmem.retrieve.packing import count_tokens
+from graphmem.store import GraphStore
+
+from scripted import ScriptedChatModel, call, say
+
+pytestmark = pytest.mark.neo4j
+
+
+@pytest.fixture()
+def spaces(store: GraphStore, space: str) -> Iterator[str]:
+    """A root space name; every space below it is removed afterwards."""
+    yield space
+    for sub in ("prefs", "work", "x"):
+        store.run_autocommit("admin/delete_space", space=f"{space}/{sub}")
+
+
+def test_values_round_trip_through_text() -> None:
+    for value in ({"content": "likes tea"}, {"content": "x", "kind": "pref"},
+                  {"content": '{"a": 1}'}, {"content": {"nested": [1, 2]}}, {"text": "hi"}):
+        assert decode(encode(value)) == value
+    assert encode({"content": "likes tea"}) == "likes tea"
+
+
+def test_store_operations_on_graphmem(memory: Memory, spaces: str) -> None:
+    store = GraphmemStore(memory)
+    prefs, work = (spaces, "prefs"), (spaces, "work")
+    store.put(prefs, "k1", {"content": "Ana keeps daydreaming about the Norwegian fjords"})
+    store.put(prefs, "k2", {"content": "Ana is allergic to peanuts", "kind": "health"})
+    store.put(work, "k3", {"content": "Ana leads the billing migration at work"})
+    memory.flush()
+
+    item = store.get(prefs, "k2")
+    assert item is not None and item.value == {"content": "Ana is allergic to peanuts",
+                                               "kind": "health"}
+    assert store.get(prefs, "missing") is None
+    # the namespace is the space: its items are messages there
+    assert [m.id for m in memory.messages(f"{spaces}/prefs", "langgraph-store").messages] \
+        == ["k1", "k2"]
+
+    found = store.search((spaces,), query="Which places would Ana like to travel to?")
+    assert found and found[0].key == "k1" and found[0].score is not None
+    assert {i.namespace for i in found} <= {prefs, work}
+    assert [i.key for i in store.search(prefs)] == ["k1", "k2"]
+    assert [i.key for i in store.search(prefs, filter={"kind": "health"})] == ["k2"]
+    assert [i.key for i in store.search((spaces, "work"))] == ["k3"]
+    assert set(store.list_namespaces(prefix=(spaces,))) == {prefs, work}
+    assert store.list_namespaces(prefix=(spaces,), max_depth=1) == [(spaces,)]
+    assert store.list_namespaces(suffix=("work",)) == [work]
+
+    # a put of a known key replaces the text, for good
+    store.put(prefs, "k1", {"content": "Ana wants to see Patagonia"})
+    again = store.get(prefs, "k1")
+    assert again is not None and again.value == {"content": "Ana wants to see Patagonia"}
+    turn = memory.messages(f"{spaces}/prefs", "langgraph-store").messages[0].turn_id
+    unit = memory.unit(f"{spaces}/prefs", turn)
+    assert unit is not None and not unit.properties.get("revisions")
+
+    store.delete(prefs, "k1")
+    assert store.get(prefs, "k1") is None
+    assert [m.id for m in memory.messages(f"{spaces}/prefs", "langgraph-store").messages] \
+        == ["k2"]
+
+
+def test_async_twins(memory: Memory, spaces: str) -> None:
+    asyncio.run(_async_twins(GraphmemStore(memory), spaces))
+
+
+async def _async_twins(store: GraphmemStore, spaces: str) -> None:
+    await store.aput((spaces, "x"), "a", {"content": "the blue notebook is in the attic"})
+    got = await store.aget((spaces, "x"), "a")
+    assert got is not None and got.value["content"].startswith("the blue notebook")
+    hits = await store.asearch((spaces,), query="where is the notebook")
+    assert [h.key for h in hits] == ["a"]
+    await store.adelete((spaces, "x"), "a")
+    assert await store.aget((spaces, "x"), "a") is None
+
+
+def test_langmem_tools_in_a_react_agent(memory: Memory, spaces: str) -> None:
+    store = GraphmemStore(memory)
+    namespace = (spaces, "prefs")
+    tools = [create_manage_memory_tool(namespace=namespace),
+             create_search_memory_tool(namespace=namespace)]
+
+    # run 1: the agent stores what the user said with langmem's tool
+    model = ScriptedChatModel(steps=[
+        call("manage_memory", {"content": "Ana dreams of hiking the fjords in Norway"}),
+        say("Noted!")])
+    agent = create_react_agent(model, tools, store=store)
+    out = agent.invoke({"messages": [HumanMessage("I dream of hiking the fjords.")]})
+    assert out["messages"][-1].content == "Noted!"
+    memory.flush()
+
+    # run 2, a new agent and thread: the memory is found through the store's search
+    model = ScriptedChatModel(steps=[call("search_memory", {"query": "travel wishes"}),
+                                     say("The fjords.")])
+    agent = create_react_agent(model, tools, store=store)
+    out = agent.invoke({"messages": [HumanMessage("Where do I want to travel?")]})
+    result = next(m for m in out["messages"] if isinstance(m, ToolMessage))
+    assert "fjords" in str(result.content)
+    [item] = store.search(namespace)
+    # run 3: forgetting through the framework's delete removes it from graphmem everywhere
+    model = ScriptedChatModel(steps=[
+        call("manage_memory", {"action": "delete", "id": item.key}), say("Forgotten.")])
+    create_react_agent(model, tools, store=store).invoke(
+        {"messages": [HumanMessage("Forget my travel plans.")]})
+    assert store.get(namespace, item.key) is None
+    assert memory.messages(f"{spaces}/prefs", "langgraph-store").messages == []
+    hits = memory.search("fjords Norway", space=f"{spaces}/prefs").hits
+    assert not any("fjords" in h.text for h in hits)
+
+
+def test_context_hook_stores_turns_and_injects_budgeted_context(memory: Memory,
+                                                                 space: str) -> None:
+    agent_memory = AgentMemory(memory, space, "chat")
+    hooks = {"pre_model_hook": context_hook(agent_memory, budget=60),
+             "post_model_hook": store_hook(agent_memory)}
+    model = ScriptedChatModel(steps=[say("Enjoy the trip!")])
+    agent = create_react_agent(model, [], **hooks)
+    agent.invoke({"messages": [HumanMessage("My sister Mia moved to Lisbon last spring.")]})
+    assert not any(isinstance(m, SystemMessage) for m in model.seen[0])  # nothing stored yet
+    memory.flush()
+
+    model = ScriptedChatModel(steps=[say("Lisbon.")])
+    agent = create_react_agent(model, [], **hooks)
+    agent.invoke({"messages": [HumanMessage("Which city does my sister live in?")]})
+    system = [m for m in model.seen[0] if isinstance(m, SystemMessage)]
+    assert len(system) == 1 and "Lisbon" in str(system[0].content)
+    context = str(system[0].content).split("\n", 1)[1]
+    assert count_tokens(context) <= 60
+    # each turn stored once, the answers too
+    assert [m.text for m in agent_memory.messages()] == [
+        "My sister Mia moved to Lisbon last spring.", "Enjoy the trip!",
+        "Which city does my sister live in?", "Lisbon."]
