@@ -12,10 +12,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-SURFACES = ("cli", "rest", "mcp")
+SURFACES = ("cli", "rest", "mcp", "agents")
 # why a file path, or a whole-space rebuild, is not offered to a remote caller
 _SERVER_FILES = ("it reads or writes a file on the server's own disk; a remote caller sends "
                  "live messages (add_messages) instead, and operators run the CLI there")
+# the agent framework adapters (graphmem.integrations) all reach graphmem through AgentMemory,
+# bound to one space and conversation; each adapter's OFFERS says which of these its
+# framework's interface carries
+_BOUND = ("an agent's memory is bound to one space (its tenant); the application lists and "
+          "picks spaces with Memory")
 _OPERATOR = ("it recomputes whole spaces for minutes: an operator's command, not a request; "
              "live messages are derived in the background")
 
@@ -23,7 +28,8 @@ _OPERATOR = ("it recomputes whole spaces for minutes: an operator's command, not
 @dataclass(frozen=True)
 class Operation:
     """One operation: the ``Memory`` method, and its name on each surface (a CLI command
-    path, a REST ``METHOD /path`` as the OpenAPI schema names it, an MCP tool), or in
+    path, a REST ``METHOD /path`` as the OpenAPI schema names it, an MCP tool, a member of
+    :class:`~graphmem.integrations.core.AgentMemory` for the framework adapters), or in
     ``absent`` the reason it is not there."""
 
     name: str
@@ -31,6 +37,7 @@ class Operation:
     cli: str | None = None
     rest: str | None = None
     mcp: str | None = None
+    agents: str | None = None
     absent: dict[str, str] = field(default_factory=dict)
 
     def on(self, surface: str) -> str | None:
@@ -39,46 +46,59 @@ class Operation:
 
 OPERATIONS: tuple[Operation, ...] = (
     Operation("ingest", "store conversations from a file or records, deriving every layer",
-              cli="ingest", absent={"rest": _SERVER_FILES, "mcp": _SERVER_FILES}),
+              cli="ingest", absent={"rest": _SERVER_FILES, "mcp": _SERVER_FILES,
+                                    "agents": _SERVER_FILES}),
     Operation("add_messages", "store messages as they happen (idempotent by message id)",
-              rest="POST /v1/spaces/{space}/messages", mcp="add_messages",
+              rest="POST /v1/spaces/{space}/messages", mcp="add_messages", agents="add",
               absent={"cli": "a shell stores conversations with `graphmem ingest` (JSON lines "
                       "included); live messages come from running agents"}),
     Operation("refresh", "finish the derivations live messages left pending",
               cli="refresh", rest="POST /v1/spaces/{space}/refresh",
-              absent={"mcp": "derivations finish in the background; an agent need not wait"}),
+              absent={s: "derivations finish in the background; an agent need not wait"
+                      for s in ("mcp", "agents")}),
     Operation("add_layers", "derive a layer for the conversations a space already holds",
-              cli="layers add", absent={"rest": _OPERATOR, "mcp": _OPERATOR}),
+              cli="layers add", absent={"rest": _OPERATOR, "mcp": _OPERATOR,
+                                        "agents": _OPERATOR}),
     Operation("search", "the evidence that answers a question, packed within a token budget",
-              cli="search", rest="POST /v1/spaces/{space}/search", mcp="search_memory"),
+              cli="search", rest="POST /v1/spaces/{space}/search", mcp="search_memory",
+              agents="search"),
     Operation("answer", "an answer from the retrieved context (an LLM, else the context)",
-              cli="answer", rest="POST /v1/spaces/{space}/answer", mcp="answer_question"),
+              cli="answer", rest="POST /v1/spaces/{space}/answer", mcp="answer_question",
+              absent={"agents": "the agent's own model answers from the context it recalls"}),
     Operation("spaces", "the spaces and what they hold", cli="spaces", rest="GET /v1/spaces",
-              mcp="list_spaces"),
+              mcp="list_spaces", absent={"agents": _BOUND}),
     Operation("has_space", "whether a space holds anything",
               absent={s: "`spaces` answers it" for s in SURFACES}),
     Operation("conversations", "a space's conversations", cli="show",
-              rest="GET /v1/spaces/{space}/conversations", mcp="list_conversations"),
+              rest="GET /v1/spaces/{space}/conversations", mcp="list_conversations",
+              absent={"agents": _BOUND}),
     Operation("messages", "a conversation's stored messages, a page at a time", cli="show",
               rest="GET /v1/spaces/{space}/conversations/{conversation}/messages",
-              mcp="list_messages"),
+              mcp="list_messages", agents="messages"),
     Operation("unit", "one stored unit (a turn, EDU, event, ...) with its source turns",
               rest="GET /v1/spaces/{space}/units/{unit_id}", mcp="get_unit",
               absent={"cli": "a unit's id comes from a search hit, and `graphmem search "
-                      "--json` prints the hit's text and source turns"}),
+                      "--json` prints the hit's text and source turns",
+                      "agents": "a search hit carries its text and source turns already"}),
     Operation("history", "what changed in a space, newest first", cli="history",
               rest="GET /v1/spaces/{space}/history",
-              absent={"mcp": "an operator's audit trail, not an agent's tool"}),
+              absent={s: "an operator's audit trail, not an agent's tool"
+                      for s in ("mcp", "agents")}),
     Operation("forget", "forget messages, sessions or a conversation, everywhere",
-              cli="forget", rest="POST /v1/spaces/{space}/forget", mcp="forget_memory"),
+              cli="forget", rest="POST /v1/spaces/{space}/forget", mcp="forget_memory",
+              agents="forget"),
     Operation("correct", "replace what a stored message says and derive it again",
-              cli="correct", rest="POST /v1/spaces/{space}/corrections", mcp="correct_message"),
+              cli="correct", rest="POST /v1/spaces/{space}/corrections", mcp="correct_message",
+              absent={"agents": "a framework's memory interface has no edit; LangGraph's "
+                      "store corrects through put, and Memory.correct does it directly"}),
     Operation("delete_space", "remove a space and everything in it", cli="delete",
-              rest="DELETE /v1/spaces/{space}", mcp="delete_space"),
+              rest="DELETE /v1/spaces/{space}", mcp="delete_space",
+              absent={"agents": "an agent clears its own conversation (AgentMemory.clear); "
+                      "removing a whole tenant is the application's call"}),
     Operation("export_space", "back a space up to a file", cli="export",
-              absent={"rest": _SERVER_FILES, "mcp": _SERVER_FILES}),
+              absent={"rest": _SERVER_FILES, "mcp": _SERVER_FILES, "agents": _SERVER_FILES}),
     Operation("import_space", "restore a space from a backup file", cli="import",
-              absent={"rest": _SERVER_FILES, "mcp": _SERVER_FILES}),
+              absent={"rest": _SERVER_FILES, "mcp": _SERVER_FILES, "agents": _SERVER_FILES}),
 )
 
 # public members of Memory that are not operations on stored memory: the client's own life

@@ -88,7 +88,11 @@ class AgentMemory:
                 for conversation, messages in by_conversation.items()]
 
     def clear(self) -> ForgetReport:
-        """Forget the agent's whole conversation (the rest of the space stays)."""
+        """Forget the agent's whole conversation (the rest of the space stays); nothing to
+        do when it holds nothing."""
+        if not self.messages(limit=1):
+            return ForgetReport(space=self.space, conversation=self.conversation,
+                                note="the conversation holds nothing")
         return self.memory.forget(self.space, self.conversation, whole_conversation=True)
 
     def messages(self, limit: int | None = None) -> list[StoredMessage]:

@@ -1,9 +1,11 @@
 """One operation list (graphmem.operations) and every surface held to it: Memory, AsyncMemory,
-the CLI, the REST server and the MCP server; and the public names graphmem exports."""
+the CLI, the REST server, the MCP server and the agent framework adapters; and the public names
+graphmem exports."""
 
 from __future__ import annotations
 
 import asyncio
+import importlib
 import inspect
 from typing import Any
 
@@ -14,6 +16,8 @@ import graphmem
 from graphmem import AsyncMemory, Memory
 from graphmem.cli import main
 from graphmem.errors import InputError
+from graphmem.integrations import ADAPTERS
+from graphmem.integrations.core import AgentMemory
 from graphmem.operations import CLIENT_MEMBERS, OPERATIONS, SURFACES
 from graphmem.serve.access import Spaces
 from graphmem.serve.mcp_tools import build_server
@@ -83,6 +87,25 @@ def test_rest_and_mcp_offer_exactly_the_listed_operations(memory: Memory, space:
                       "/v1/spaces/{space}/messages"}
     tools = {t.name for t in asyncio.run(build_server(memory, Spaces.of([space])).list_tools())}
     assert tools == {op.mcp for op in OPERATIONS if op.mcp}
+
+
+@pytest.mark.parametrize("adapter", ADAPTERS)
+def test_the_framework_adapters_offer_listed_operations(adapter: str) -> None:
+    """Each adapter says which operations its framework's interface carries (listed ones,
+    through members it has); AgentMemory, which every adapter's tools come from, has each
+    operation the list gives it; and the tools search, remember and forget."""
+    on_agents = {op.name: op.agents for op in OPERATIONS if op.agents}
+    for name in on_agents.values():
+        assert callable(getattr(AgentMemory, name)), name
+    module = importlib.import_module(f"graphmem.integrations.{adapter}")
+    assert module.OFFERS and set(module.OFFERS) <= set(NAMES), adapter
+    assert {"search", "add_messages", "forget"} & set(module.OFFERS)
+    for member in module.OFFERS.values():
+        owner, _, attribute = member.partition(".")
+        found = getattr(module, owner)
+        assert not attribute or hasattr(found, attribute), member
+    assert [t.__name__ for t in AgentMemory.tools(
+        AgentMemory.__new__(AgentMemory))] == ["search_memory", "remember", "forget_memory"]
 
 
 def test_the_exported_names_are_pinned() -> None:

@@ -1,0 +1,97 @@
+"""OpenAI Agents SDK: graphmem's Session and function tools in the SDK's own Runner loop, the
+model scripted (a Model that plays steps); real Neo4j."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any
+
+import pytest
+from agents import Agent, Model, ModelResponse, Runner, Usage, set_tracing_disabled
+from openai.types.responses import (
+    ResponseFunctionToolCall,
+    ResponseOutputMessage,
+    ResponseOutputText,
+)
+
+from graphmem.client import Memory
+from graphmem.integrations.core import AgentMemory
+from graphmem.integrations.openai_agents import GraphmemSession, tools
+
+pytestmark = pytest.mark.neo4j
+
+
+class ScriptedModel(Model):
+    """Plays ``steps``: a (name, args) pair calls a tool, a string replies."""
+
+    def __init__(self, steps: list[Any]) -> None:
+        self.steps = steps
+        self.inputs: list[Any] = []
+
+    async def get_response(self, system_instructions: Any, input: Any, *args: Any,
+                           **kwargs: Any) -> ModelResponse:
+        self.inputs.append(input)
+        step = self.steps.pop(0)
+        if isinstance(step, tuple):
+            out: Any = ResponseFunctionToolCall(type="function_call", name=step[0],
+                                                arguments=json.dumps(step[1]),
+                                                call_id=f"c{len(self.inputs)}")
+        else:
+            out = ResponseOutputMessage(
+                id=f"msg-{len(self.inputs)}-{abs(hash(step))}", type="message",
+                role="assistant", status="completed",
+                content=[ResponseOutputText(type="output_text", text=step, annotations=[])])
+        return ModelResponse(output=[out], usage=Usage(), response_id=None)
+
+    def stream_response(self, *args: Any, **kwargs: Any) -> Any:
+        raise NotImplementedError
+
+
+def test_session_and_tools_in_the_runner(memory: Memory, space: str) -> None:
+    set_tracing_disabled(True)
+    first = AgentMemory(memory, space, "chat-1")
+    second = AgentMemory(memory, space, "chat-2")
+
+    async def go() -> None:
+        session = GraphmemSession(first)
+        agent = Agent(name="helper", model=ScriptedModel([
+            ("remember", {"text": "The user's landlord is called Mr Okafor."}), "Noted."]),
+            tools=tools(first))
+        await Runner.run(agent, "My landlord is Mr Okafor.", session=session)
+        items = await session.get_items()
+        # the SDK stores the input first, the tool's memory joins during the run, the answer
+        assert items == [{"role": "user", "content": "My landlord is Mr Okafor."},
+                         {"role": "assistant",
+                          "content": "The user's landlord is called Mr Okafor."},
+                         {"role": "assistant", "content": "Noted."}]
+        assert await session.get_items(limit=1) == [{"role": "assistant", "content": "Noted."}]
+        await asyncio.to_thread(memory.flush)
+
+        # another session of the same space: the session starts empty, the tools recall
+        model = ScriptedModel([("search_memory", {"query": "landlord name"}), "Mr Okafor."])
+        agent = Agent(name="helper", model=model, tools=tools(second))
+        result = await Runner.run(agent, "Who is my landlord?", session=GraphmemSession(second))
+        assert result.final_output == "Mr Okafor."
+        assert model.inputs[0] == [{"role": "user", "content": "Who is my landlord?"}]
+        output = next(i for i in model.inputs[1] if isinstance(i, dict)
+                      and i.get("type") == "function_call_output")["output"]
+        assert "Okafor" in str(output)
+        ids = str(output).rsplit("memory ids: ", 1)[1].split(", ")
+
+        # the history the session replays is the conversation's, in order
+        assert [i["content"] for i in await GraphmemSession(second).get_items()] == \
+            ["Who is my landlord?", "Mr Okafor."]
+        popped = await GraphmemSession(second).pop_item()
+        assert popped == {"role": "assistant", "content": "Mr Okafor."}
+
+        agent = Agent(name="helper", model=ScriptedModel([
+            ("forget_memory", {"memory_ids": ids}), "Done."]), tools=tools(second))
+        await Runner.run(agent, "Forget my landlord.")
+        await session.clear_session()
+        assert await session.get_items() == []
+
+    asyncio.run(go())
+    # forgotten everywhere: no conversation of the space says it any more
+    assert not memory.has_space(space) or not any(
+        "Okafor" in h.text for h in memory.search("landlord Okafor", space=space).hits)
