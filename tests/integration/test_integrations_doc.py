@@ -1,0 +1,29 @@
+"""docs/integrations.md runs as written: its examples, in order, in one namespace, against the
+real Neo4j (each framework's model scripted where an agent runs)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from graphmem.client import Memory
+from graphmem.integrations import ADAPTERS
+
+pytestmark = pytest.mark.neo4j
+PAGE = Path(__file__).parents[2] / "docs" / "integrations.md"
+EXAMPLE = re.compile(r"```python\n# example: (\S+)\n(.*?)```", re.DOTALL)
+
+
+def test_the_page_has_an_example_per_adapter() -> None:
+    names = [m.group(1).replace("-", "_") for m in EXAMPLE.finditer(PAGE.read_text())]
+    assert names == ["core", *ADAPTERS]
+
+
+def test_the_examples_run(memory: Memory, space: str) -> None:
+    scope: dict[str, object] = {"memory": memory, "space": space}
+    for match in EXAMPLE.finditer(PAGE.read_text()):
+        exec(compile(match.group(2), f"docs/integrations.md:{match.group(1)}", "exec"), scope)
+    assert {c.conversation for c in memory.conversations(space)} >= {
+        "chat-1", "chat-2", "chat-3", "chat-4", "chat-5"}
