@@ -19,6 +19,7 @@ from graphmem.ids import check_space, conversation_id
 from graphmem.ingest.edits import correct, forget
 from graphmem.ingest.inputs.fields import given_text, id_field, node_id
 from graphmem.ingest.layer import LayerContext
+from graphmem.markers import strip_text
 from graphmem.models import (
     CorrectReport,
     ForgetReport,
@@ -160,9 +161,14 @@ class SpaceAdmin(ABC):
         text = given_text(text, "text", self.settings.max_turn_chars).strip()
         if not text:
             raise InputError("the corrected text must be a non-empty string", field="text")
+        text, blocks = strip_text(text)
+        if not text:
+            raise InputError("the corrected text holds only recalled context (marked "
+                             "<graphmem-context>), which is never stored", field="text")
         self.flush()
         self.ensure_schema()
         report = correct(self._layer_context(), space, turn_id, text, keep_old)
+        report.stripped = blocks
         self.projections.drop_space(self.store, space)
         self.caches.forget(space)
         return report

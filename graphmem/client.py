@@ -18,7 +18,7 @@ from graphmem.admin import SpaceAdmin
 from graphmem.config import Settings
 from graphmem.errors import ConfigurationError, InputError
 from graphmem.ids import check_space
-from graphmem.ingest.inputs.fields import Where, check_record, unique
+from graphmem.ingest.inputs.fields import Where, check_record, strip_recalled, unique
 from graphmem.ingest.inputs.loaders import BadTurnPolicy, Format, parse_file
 from graphmem.ingest.layer import LayerContext
 from graphmem.ingest.layers import parse_names, run_order, with_needs
@@ -157,6 +157,9 @@ class Memory(SpaceAdmin):
             conversations: Sequence[ConversationRecord] = parsed.conversations
         else:
             conversations = self._check_records(source, bad_turns, report)
+        conversations = strip_recalled(conversations, report)
+        if not conversations:
+            return report
         self.ensure_schema()
         order = run_order(names)
         workers = min(workers or self.settings.ingest_workers, len(conversations))
@@ -181,13 +184,14 @@ class Memory(SpaceAdmin):
         commits, so a caller can keep a resumable record of what is done."""
         for space in records:
             check_space(space)
-        checked = {space: self._check_records(recs, "error", IngestReport(space=space))
+        reports = {space: IngestReport(space=space) for space in records}
+        checked = {space: strip_recalled(self._check_records(recs, "error", reports[space]),
+                                         reports[space])
                    for space, recs in records.items()}
         names = ["turns", *parse_names(self.settings.ingest_layers if layers is None
                                        else layers)]
         self.ensure_schema()
         order = run_order(names)
-        reports = {space: IngestReport(space=space) for space in checked}
         jobs = [(space, conv) for space, convs in checked.items() for conv in convs]
         workers = min(workers or self.settings.ingest_workers, len(jobs))
 

@@ -228,9 +228,13 @@ class IngestReport:
     errors: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     layers: dict[str, LayerTally] = field(default_factory=dict)
+    stripped: int = 0  # blocks of recalled context (graphmem's own marker) taken out
+    emptied: int = 0  # turns that held only recalled context: not stored
 
     def absorb(self, other: IngestReport) -> None:
         """Add the counts of another report of the same space (a worker's conversation)."""
+        self.stripped += other.stripped
+        self.emptied += other.emptied
         self.conversations += other.conversations
         self.sessions += other.sessions
         self.turns += other.turns
@@ -250,6 +254,9 @@ class IngestReport:
                 f"({self.write_seconds:.1f}s writing)")
         for name, tally in self.layers.items():
             text += f"\n  {name}: {tally.describe()}"
+        if self.stripped:
+            text += (f"\n  {self.stripped} blocks of recalled context taken out "
+                     f"({self.emptied} turns held nothing else and were not stored)")
         if self.warnings:
             text += f"\n  {len(self.warnings)} warnings"
         if self.errors:
@@ -273,6 +280,8 @@ class LiveReport:
     layers: dict[str, float] = field(default_factory=dict)  # seconds computing, per layer
     write_seconds: float = 0.0  # in the write transaction
     notes: list[str] = field(default_factory=list)  # what the caller may not expect
+    stripped: int = 0  # blocks of recalled context (graphmem's own marker) taken out
+    emptied: int = 0  # messages that held only recalled context: not stored
 
 
 @dataclass
@@ -294,6 +303,7 @@ class CorrectReport:
     turn_id: str
     revisions: int  # earlier texts kept on the turn
     layers: list[str] = field(default_factory=list)  # derived again
+    stripped: int = 0  # blocks of recalled context taken out of the new text
 
 
 @dataclass

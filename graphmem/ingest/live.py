@@ -24,6 +24,7 @@ from graphmem.ids import conversation_id, session_id, turn_id
 from graphmem.ingest.inputs.fields import Where, key, kind, turn
 from graphmem.ingest.layer import Job
 from graphmem.ingest.layers import layer_names
+from graphmem.markers import strip_marked
 from graphmem.models import (
     ConversationRecord,
     SessionRecord,
@@ -87,32 +88,38 @@ def unchanged(tx: Tx, live: LivePlan) -> None:
                          "being prepared")
 
 
+@dataclass
+class Parsed:
+    """Messages checked, with the recalled context taken out of them."""
+
+    messages: list[Message]
+    stripped: int = 0  # marked blocks of recalled context removed
+    emptied: int = 0  # messages that held nothing else, not stored
+
+
 def parse_messages(messages: Sequence[Message | Mapping[str, Any]], max_chars: int,
-                   now: datetime) -> list[Message]:
-    """Messages checked by the same rules as a file's turns; errors name ``messages[i]``."""
+                   now: datetime) -> Parsed:
+    """Messages checked by the same rules as a file's turns (errors name ``messages[i]``),
+    with the marked blocks of recalled context removed (:mod:`graphmem.markers`): a message
+    that held nothing else is dropped."""
     if isinstance(messages, (str, bytes, Mapping)) or not isinstance(messages, Sequence):
         raise InputError(f"expected a list of messages, got {kind(messages)}",
                          field="messages")
     if not messages:
         raise InputError("no messages to add", field="messages")
+    given = [_fields(raw, f"messages[{i}]") for i, raw in enumerate(messages)]
+    texts = [f.get("text") for f in given]
+    done = strip_marked([t if isinstance(t, str) else "" for t in texts])
+    for i in done.touched:
+        given[i]["text"] = done.texts[i]
     ctx = Where(None, None, max_chars, "error", [])
-    out: list[Message] = []
+    out = Parsed([], stripped=done.blocks)
     seen: set[str] = set()
-    for i, raw in enumerate(messages):
+    for i, fields in enumerate(given):
         where = f"messages[{i}]"
-        if isinstance(raw, Message):
-            fields: dict[str, Any] = raw.model_dump()
-        elif isinstance(raw, Mapping):
-            fields = {}
-            for name, value in raw.items():
-                canonical = _ALIASES.get(name, name)
-                if canonical in fields:
-                    given = sorted(k for k in raw if _ALIASES.get(k, k) == canonical)
-                    raise InputError(f"{' and '.join(given)} both give the message's "
-                                     f"{canonical}; give one", field=where)
-                fields[canonical] = value
-        else:
-            raise InputError(f"expected a message object, got {kind(raw)}", field=where)
+        if i in done.emptied and fields.get("image_caption") is None:
+            out.emptied += 1
+            continue
         checked = turn(0, fields.get("speaker"), fields.get("text"), "-", ctx, where,
                        fields.get("image_caption"))
         assert checked is not None  # empty turns raise: bad_turns="error"
@@ -133,10 +140,27 @@ def parse_messages(messages: Sequence[Message | Mapping[str, Any]], max_chars: i
             raise InputError(f"the time {at.isoformat()} is more than a day ahead of now: a "
                              "message that late would hold its session open for every later "
                              "one", field=f"{where}.at")
-        out.append(Message(speaker=checked.speaker, text=checked.text, id=ident,
-                           at=naive_utc(at) if at is not None else now,
-                           image_caption=checked.image_caption))
+        out.messages.append(Message(speaker=checked.speaker, text=checked.text, id=ident,
+                                    at=naive_utc(at) if at is not None else now,
+                                    image_caption=checked.image_caption))
     return out
+
+
+def _fields(raw: Any, where: str) -> dict[str, Any]:
+    """A message's fields by their canonical names."""
+    if isinstance(raw, Message):
+        return raw.model_dump()
+    if not isinstance(raw, Mapping):
+        raise InputError(f"expected a message object, got {kind(raw)}", field=where)
+    fields: dict[str, Any] = {}
+    for name, value in raw.items():
+        canonical = str(_ALIASES.get(name, name))
+        if canonical in fields:
+            given = sorted(k for k in raw if _ALIASES.get(k, k) == canonical)
+            raise InputError(f"{' and '.join(given)} both give the message's "
+                             f"{canonical}; give one", field=where)
+        fields[canonical] = value
+    return fields
 
 
 def plan(store: GraphStore, space: str, conversation: str, messages: list[Message],

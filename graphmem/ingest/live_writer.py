@@ -138,6 +138,11 @@ class LiveWriter:
         session = None if session is None else field_key(session, where, "session")
         parsed = parse_messages(messages, self.settings.max_turn_chars,
                                 datetime.now(UTC).replace(tzinfo=None))
+        if not parsed.messages:
+            return LiveReport(space, conversation, session or "", stripped=parsed.stripped,
+                              emptied=parsed.emptied, seconds=time.perf_counter() - began,
+                              notes=["every message held only recalled context (marked "
+                                     "<graphmem-context>): nothing was stored"])
         order = run_order(["turns", *parse_names(self.settings.ingest_layers if layers is None
                                                  else layers)])
         mode = self.settings.live_derive
@@ -151,7 +156,7 @@ class LiveWriter:
         # writer committed first the messages are planned again from what is stored now.
         with self.writing(space, conversation):
             for attempt in range(ATTEMPTS):
-                live = plan(self.store, space, conversation, parsed, session, gap)
+                live = plan(self.store, space, conversation, parsed.messages, session, gap)
                 try:
                     report = self._write(live, now, later)
                     break
@@ -165,6 +170,7 @@ class LiveWriter:
         elif mode == "inline" and live.closed_session and pending:
             report.refreshed = self.refresh(space, conversation).get(conversation, [])
         report.pending = [n for n in pending if n not in report.refreshed]
+        report.stripped, report.emptied = parsed.stripped, parsed.emptied
         report.seconds = time.perf_counter() - began
         return report
 

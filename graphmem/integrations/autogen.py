@@ -34,6 +34,7 @@ from autogen_core.tools import FunctionTool
 from graphmem.client import Memory as GraphmemClient
 from graphmem.errors import InputError
 from graphmem.integrations.core import AgentMemory, in_thread
+from graphmem.markers import mark
 
 OFFERS = {"search": "GraphmemMemory.query", "add_messages": "GraphmemMemory.add",
           "forget": "GraphmemMemory.clear"}
@@ -59,7 +60,7 @@ class GraphmemMemory(Memory):
         if not query.strip():
             return UpdateContextResult(memories=MemoryQueryResult(results=[]))
         found = await self.query(query)
-        context = "\n\n".join(str(r.content) for r in found.results)
+        context = mark("\n\n".join(str(r.content) for r in found.results))
         if context:
             await model_context.add_message(SystemMessage(
                 content=f"What you remember from earlier conversations:\n{context}"))

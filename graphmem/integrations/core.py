@@ -30,6 +30,7 @@ from graphmem.client import Memory
 from graphmem.errors import InputError
 from graphmem.ids import check_space, conversation_id, part
 from graphmem.ingest.live import Message
+from graphmem.markers import mark, mark_tokens
 from graphmem.models import ForgetReport, LiveReport, SearchResult, StoredMessage
 
 T = TypeVar("T")
@@ -60,10 +61,19 @@ class AgentMemory:
                                   budget=budget or self.budget)
 
     def context(self, query: str, *, budget: int | None = None) -> str:
-        """Only the packed context of :meth:`search` ("" when nothing is stored yet)."""
+        """The packed context of :meth:`search` to put into a prompt: wrapped in the
+        ``<graphmem-context>`` marker, which every write path takes out again, so storing the
+        prompt later does not store the memories twice ("" when nothing is recalled)."""
         if not self.memory.has_space(self.space):
             return ""
-        return self.search(query, budget=budget).context
+        inner = self.inner(budget)
+        return mark(self.search(query, budget=inner).context) if inner > 0 else ""
+
+    def inner(self, budget: int | None) -> int:
+        """The search budget that leaves room for the marker within ``budget`` (or the
+        default), so the marked context fits the budget asked for (0 or less: no room)."""
+        total = budget or self.budget or self.memory.settings.default_budget
+        return total - mark_tokens()
 
     def add(self, messages: Sequence[Message | Mapping[str, Any]]) -> LiveReport:
         """Store ``messages`` in the agent's conversation (a message with a known id is
@@ -161,10 +171,10 @@ class AgentMemory:
             within `max_tokens` tokens, followed by the ids of the memories shown."""
             if not self.memory.has_space(self.space):
                 return "(no memories yet)"
-            result = self.search(query, budget=max_tokens)
+            result = self.search(query, budget=max(1, self.inner(max_tokens)))
             if not result.context:
                 return "(nothing relevant remembered)"
-            return f"{result.context}\n\nmemory ids: {', '.join(self.memory_ids(result))}"
+            return f"{mark(result.context)}\n\nmemory ids: {', '.join(self.memory_ids(result))}"
         return search_memory
 
     def remember_tool(self) -> Callable[..., str]:

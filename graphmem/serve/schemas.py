@@ -7,6 +7,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt
 
+from graphmem.markers import mark
 from graphmem.models import Answer, CorrectReport, ForgetReport, LiveReport, SearchResult
 
 
@@ -58,6 +59,10 @@ class HitOut(BaseModel):
 
 class SearchOut(BaseModel):
     context: str = Field(description="the memory to read, within the token budget")
+    marked_context: str = Field(description=(
+        "the context wrapped in <graphmem-context> tags, to put into a prompt: every write "
+        "path takes such a block out again, so recalled memory is never stored twice "
+        "(\"\" when nothing was found)"))
     context_tokens: int
     tokenizer: str = Field(description="how context_tokens were counted")
     omitted: int = Field(description="pieces retrieved that did not fit the budget")
@@ -70,7 +75,8 @@ class SearchOut(BaseModel):
     @classmethod
     def of(cls, result: SearchResult) -> SearchOut:
         shown = set(result.included)
-        return cls(context=result.context, context_tokens=result.context_tokens,
+        return cls(context=result.context, marked_context=mark(result.context),
+                   context_tokens=result.context_tokens,
                    tokenizer=result.tokenizer, omitted=result.omitted,
                    strategy=result.strategy, latency_ms=round(result.latency_ms, 1),
                    timings_ms=result.timings_ms,
@@ -88,12 +94,16 @@ class AddOut(BaseModel):
     new_session: bool
     notes: list[str] = Field(default_factory=list, description=(
         "what may surprise: a message dated before the open session began joined it"))
+    stripped: int = Field(default=0, description=(
+        "blocks of recalled context (<graphmem-context>) taken out of the messages"))
+    emptied: int = Field(default=0, description=(
+        "messages that held only recalled context, and were not stored"))
 
     @classmethod
     def of(cls, report: LiveReport) -> AddOut:
         return cls(conversation=report.conversation, session=report.session,
                    added=report.added, skipped=report.known, new_session=report.new_session,
-                   notes=report.notes)
+                   notes=report.notes, stripped=report.stripped, emptied=report.emptied)
 
 
 class AnswerOut(BaseModel):
@@ -153,10 +163,13 @@ class CorrectOut(BaseModel):
     turn_id: str
     revisions: int = Field(description="earlier texts kept on the turn")
     layers: list[str] = Field(description="layers derived again")
+    stripped: int = Field(default=0, description=(
+        "blocks of recalled context (<graphmem-context>) taken out of the new text"))
 
     @classmethod
     def of(cls, report: CorrectReport) -> CorrectOut:
-        return cls(turn_id=report.turn_id, revisions=report.revisions, layers=report.layers)
+        return cls(turn_id=report.turn_id, revisions=report.revisions, layers=report.layers,
+                   stripped=report.stripped)
 
 
 class Deleted(BaseModel):

@@ -16,6 +16,7 @@ from llama_index.core.memory import Memory as LlamaMemory
 from graphmem.client import Memory
 from graphmem.integrations.core import AgentMemory
 from graphmem.integrations.llamaindex import GraphmemMemoryBlock, tools
+from graphmem.markers import CLOSE, OPEN
 from graphmem.retrieve.packing import count_tokens
 
 pytestmark = pytest.mark.neo4j
@@ -50,16 +51,19 @@ def test_block_stores_gets_and_repacks(memory: Memory, space: str) -> None:
     asyncio.run(block.aput([
         ChatMessage(role=MessageRole.USER, content="I play the cello in a quartet on Sundays."),
         ChatMessage(role=MessageRole.ASSISTANT, content="That sounds wonderful."),
+        ChatMessage(role=MessageRole.USER, content="My sister Lena teaches maths in Porto."),
         ChatMessage(role=MessageRole.TOOL, content="tool output, not a memory")]))
     memory.flush()
     assert [m.speaker for m in AgentMemory(memory, space, "chat").messages()] == \
-        ["user", "assistant"]
+        ["user", "assistant", "user"]
     asked = [ChatMessage(role=MessageRole.USER, content="Which instrument do I play?")]
     context = asyncio.run(block.aget(asked))
-    assert "cello" in context and count_tokens(context) <= 80
-    smaller = asyncio.run(block.atruncate(context, count_tokens(context) - 20))
+    assert "cello" in context and "Lena" in context and count_tokens(context) <= 80
+    assert context.startswith(OPEN) and context.endswith(CLOSE)
+    smaller = asyncio.run(block.atruncate(context, 8))
     # re-packed, not cut: the evidence stays whole, the rest makes room
-    assert smaller is not None and count_tokens(smaller) <= 20 and "cello" in smaller
+    assert smaller is not None and count_tokens(smaller) <= count_tokens(context) - 8
+    assert "cello" in smaller and "Lena" not in smaller and smaller.endswith(CLOSE)
     assert asyncio.run(block.atruncate(context, 10_000)) is None
 
 

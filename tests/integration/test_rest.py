@@ -17,6 +17,7 @@ import pytest
 
 from graphmem.client import Memory
 from graphmem.errors import InputError
+from graphmem.markers import mark
 from graphmem.serve.access import caller_id
 
 from helpers import SAMPLE, free_port
@@ -234,3 +235,25 @@ def test_rest_lists_inspects_and_forgets(server: tuple[str, str, str], memory: M
     assert alice.get(f"/v1/spaces/{space}/conversations").json() == before
     with pytest.raises(InputError, match="unpaired surrogate"):
         memory.unit(space, "a\udc80")
+
+
+def test_rest_strips_recalled_context(server: tuple[str, str, str], memory: Memory) -> None:
+    url, space, _other = server
+    alice = httpx.Client(base_url=url, headers={"Authorization": f"Bearer {ALICE}"},
+                         timeout=60)
+    recalled = mark("[1 May 2025]\nMaya: the kiln is in the garage.")
+    added = alice.post(f"/v1/spaces/{space}/conversations/chat/messages", json={"messages": [
+        {"speaker": "Maya", "text": f"{recalled}\nThe glaze test came out blue.", "id": "g1"},
+        {"speaker": "Maya", "text": recalled, "id": "g2"}]}).json()
+    assert (added["added"], added["stripped"], added["emptied"]) == (["g1"], 2, 1)
+    found = alice.post(f"/v1/spaces/{space}/search", json={"question": "What colour was the "
+                                                           "glaze?", "budget": 200}).json()
+    assert found["marked_context"] == mark(found["context"]) and "blue" in found["context"]
+    [stored] = memory.messages(space, "chat").messages
+    assert stored.text == "The glaze test came out blue."
+    fixed = alice.post(f"/v1/spaces/{space}/corrections", json={
+        "turn_id": stored.turn_id, "text": f"The glaze came out green. {recalled}"})
+    assert fixed.status_code == 200 and fixed.json()["stripped"] == 1, fixed.text
+    refused = alice.post(f"/v1/spaces/{space}/corrections", json={
+        "turn_id": stored.turn_id, "text": recalled})
+    assert refused.status_code == 400 and "only recalled context" in refused.text

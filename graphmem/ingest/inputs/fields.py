@@ -4,11 +4,13 @@ record and the field. The limits are listed in ``docs/formats.md``."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
 from graphmem.errors import InputError
-from graphmem.models import ConversationRecord, TurnRecord
+from graphmem.markers import strip_marked
+from graphmem.models import ConversationRecord, IngestReport, SessionRecord, TurnRecord
 
 MAX_ID_CHARS = 200  # conversation, session and turn ids
 MAX_NAME_CHARS = 200  # speaker names
@@ -183,3 +185,36 @@ def check_conversation(record: ConversationRecord, ctx: Where, session_field: st
     unique([t.source_id for s in record.sessions for t in s.turns], ctx, turn_field, "turn")
     if record.n_turns == 0:
         raise ctx.error("the conversation holds no turns", session_field.split("[")[0])
+
+
+def strip_recalled(records: Sequence[ConversationRecord],
+                   report: IngestReport) -> list[ConversationRecord]:
+    """Records without graphmem's marked blocks of recalled context (:mod:`graphmem.markers`),
+    read turn after turn within each session, so a block split over turns goes too. A turn
+    that held nothing else is not stored, nor a session or conversation left with no turns;
+    ``report`` counts what was taken out."""
+    out: list[ConversationRecord] = []
+    for record in records:
+        sessions: list[SessionRecord] = []
+        for session in record.sessions:
+            done = strip_marked([t.text for t in session.turns])
+            report.stripped += done.blocks
+            if not done.touched:
+                sessions.append(session)
+                continue
+            turns: list[TurnRecord] = []
+            for i, t in enumerate(session.turns):
+                if i in done.emptied and t.image_caption is None:
+                    report.emptied += 1
+                    continue
+                turns.append(t.model_copy(update={"order": len(turns), "text": done.texts[i]}))
+            if turns:
+                sessions.append(session.model_copy(update={"turns": tuple(turns)}))
+        if sessions:
+            out.append(record if len(sessions) == len(record.sessions) and all(
+                a is b for a, b in zip(sessions, record.sessions, strict=True))
+                else record.model_copy(update={"sessions": tuple(sessions)}))
+        else:
+            report.warnings.append(f"conversation {record.key!r} held only recalled context "
+                                   "(marked <graphmem-context>): not stored")
+    return out
