@@ -336,6 +336,7 @@ def demo(ctx: click.Context, question: str, space: str, budget: int, strategy: s
 
 def _register() -> None:
     from graphmem.cli.evaluate import eval_group
+    from graphmem.cli.hook import hook
     from graphmem.cli.llm import llm_group
     from graphmem.cli.serve import mcp, serve
     from graphmem.cli.spaces import SPACE_COMMANDS
@@ -347,6 +348,7 @@ def _register() -> None:
     main.add_command(llm_group)
     main.add_command(mcp)
     main.add_command(serve)
+    main.add_command(hook)
     for command in SPACE_COMMANDS:
         main.add_command(command)
 

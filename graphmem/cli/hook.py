@@ -1,0 +1,107 @@
+"""``graphmem hook EVENT``: the coding-agent hooks (:mod:`graphmem.integrations.hooks`).
+
+A hook must never hold the agent up or fail its turn. Whatever happens (Neo4j down, a payload
+it cannot read, a model that loads slowly, any error), the command exits 0; when it cannot
+answer within ``--timeout`` seconds it prints nothing. The reason goes to the log file
+(``--log``, default ``~/.graphmem/hooks.log``) and to standard error, which the harnesses
+show only in their debug output.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import sys
+import threading
+import time
+from pathlib import Path
+
+import click
+
+DEFAULT_LOG = Path.home() / ".graphmem" / "hooks.log"
+log = logging.getLogger("graphmem.hook")
+
+
+@click.command()
+@click.argument("event", required=False)
+@click.option("--space", envvar="GRAPHMEM_HOOK_SPACE", default="coding-agent",
+              show_default=True, help="The space the agent's memory lives in "
+              "(env GRAPHMEM_HOOK_SPACE; one per project or one per person).")
+@click.option("--budget", type=click.IntRange(50, 20_000), default=600, show_default=True,
+              envvar="GRAPHMEM_HOOK_BUDGET", help="Tokens of context to add, tags included.")
+@click.option("--timeout", type=click.FloatRange(0.5, 600), default=20.0, show_default=True,
+              envvar="GRAPHMEM_HOOK_TIMEOUT",
+              help="Give up (print nothing, exit 0) after this many seconds.")
+@click.option("--connect-timeout", type=click.FloatRange(0.1, 60), default=2.0,
+              show_default=True, help="Seconds to wait for Neo4j before giving up.")
+@click.option("--log", "log_file", type=click.Path(dir_okay=False, path_type=Path),
+              envvar="GRAPHMEM_HOOK_LOG", default=DEFAULT_LOG, show_default=True,
+              help="Where to note what each hook did and why one gave up.")
+def hook(event: str | None, space: str, budget: int, timeout: float, connect_timeout: float,
+         log_file: Path) -> None:
+    """Answer a coding agent's hook: EVENT is session-start, prompt, stop, pre-compact or
+    session-end (or the harness's own name: SessionStart, UserPromptSubmit, Stop,
+    PreCompact, SessionEnd; left out, the payload's hook_event_name). Reads the hook's JSON on
+    standard input; prints the context to add (session-start, prompt) in the harness's
+    hookSpecificOutput shape, or stores the session's transcript (stop, pre-compact,
+    session-end). Never blocks the agent: exits 0 in every case, printing nothing when it
+    could not answer within --timeout (the reason is logged). See docs/agents.md."""
+    _logging(log_file)
+    began = time.monotonic()
+
+    def give_up() -> None:
+        log.warning("%s: gave up after %.1f s (GRAPHMEM_HOOK_TIMEOUT); nothing printed",
+                    event or "hook", time.monotonic() - began)
+        logging.shutdown()
+        os._exit(0)
+
+    watchdog = threading.Timer(timeout, give_up)
+    watchdog.daemon = True
+    watchdog.start()
+    try:
+        answer = _run(event, space, budget, connect_timeout, sys.stdin.read(),
+                      deadline=began + timeout)
+    except Exception as exc:  # a hook never fails the agent's turn: log and say nothing
+        log.warning("%s: %s: %s", event or "hook", type(exc).__name__, exc)
+        answer = None
+    watchdog.cancel()
+    if answer is not None:
+        sys.stdout.write(json.dumps(answer) + "\n")
+        sys.stdout.flush()
+    log.info("%s: done in %.1f s", event or "hook", time.monotonic() - began)
+    logging.shutdown()
+    os._exit(0)  # not waiting for background threads (a derivation resumes later)
+
+
+def _run(event: str | None, space: str, budget: int, connect_timeout: float,
+         text: str, deadline: float) -> dict[str, object] | None:
+    from graphmem.config import Settings
+    from graphmem.integrations.hooks import Hook, event_name, read_payload
+    from graphmem.store import GraphStore
+
+    payload = read_payload(text)
+    name = event_name(event, payload)
+    settings = Settings(neo4j_timeout=connect_timeout)
+    store = GraphStore(settings)
+    store.driver.verify_connectivity()  # before any model loads: Neo4j down answers at once
+    from graphmem.client import Memory
+
+    memory = Memory(settings, store=store)
+    answer = Hook(memory, space, budget).handle(name, payload)
+    if name not in ("prompt", "session-start"):
+        # derive the layers while the hook may still run; what is left is derived later
+        memory.flush(timeout=max(0.0, deadline - time.monotonic() - 1.0))
+    return answer
+
+
+def _logging(path: Path) -> None:
+    handlers: list[logging.Handler] = [logging.StreamHandler(sys.stderr)]
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        handlers.append(logging.FileHandler(path, encoding="utf-8"))
+    except OSError:
+        pass  # an unwritable log is no reason to fail the hook
+    logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(name)s %(message)s",
+                        handlers=handlers, force=True)
+    log.setLevel(logging.INFO)

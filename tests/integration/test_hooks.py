@@ -1,0 +1,107 @@
+"""`graphmem hook` run as a harness runs it (a process, the payload on standard input) on
+recorded Claude Code and Codex payloads and transcripts: capture is idempotent and strips
+recalled context, recall answers in the documented shape, and the hook never blocks."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from graphmem.client import Memory
+from graphmem.markers import CLOSE, OPEN
+
+from helpers import TESTS
+
+HOOKS = TESTS / "data" / "hooks"
+CLAUDE_SESSION = "5b1f0c2e-claude"
+CODEX_SESSION = "0199-codex-session"
+
+
+def run_hook(payload: str, transcript: str, space: str, log: Path, *args: str,
+             env: dict[str, str] | None = None) -> tuple[subprocess.CompletedProcess[str], float]:
+    text = (HOOKS / payload).read_text().replace("TRANSCRIPT", str(HOOKS / transcript))
+    began = time.monotonic()
+    done = subprocess.run([sys.executable, "-m", "graphmem", "hook", *args, "--log", str(log)],
+                          input=text, capture_output=True, text=True, timeout=300,
+                          env={**os.environ, "GRAPHMEM_HOOK_SPACE": space, **(env or {})})
+    return done, time.monotonic() - began
+
+
+def texts(memory: Memory, space: str, conversation: str) -> list[str]:
+    return [m.text for m in memory.messages(space, conversation, limit=100).messages]
+
+
+def test_capture_then_recall(memory: Memory, space: str, tmp_path: Path) -> None:
+    log = tmp_path / "hooks.log"
+    done, _ = run_hook("stop.json", "claude_transcript.jsonl", space, log)
+    assert (done.returncode, done.stdout) == (0, "")
+    stored = texts(memory, space, CLAUDE_SESSION)
+    assert stored == [
+        "The billing service must stay on Postgres 15 until the March audit is over.",
+        "Understood: I will keep the billing service on Postgres 15 until the March audit.",
+        "Also, our deploy window is Thursday mornings.",  # the recalled block taken out
+        "Noted, I will plan the migration for a Thursday morning."]
+    again, _ = run_hook("pre_compact.json", "claude_transcript.jsonl", space, log, "PreCompact")
+    assert again.returncode == 0 and texts(memory, space, CLAUDE_SESSION) == stored
+    codex, _ = run_hook("codex_stop.json", "codex_transcript.jsonl", space, log, "stop")
+    assert codex.returncode == 0 and len(texts(memory, space, CODEX_SESSION)) == 2
+
+    asked, _ = run_hook("prompt.json", "claude_transcript.jsonl", space, log)
+    answer = json.loads(asked.stdout)["hookSpecificOutput"]
+    assert answer["hookEventName"] == "UserPromptSubmit"
+    context = answer["additionalContext"]
+    assert context.startswith(OPEN) and context.endswith(CLOSE) and "Postgres 15" in context
+
+    started, _ = run_hook("session_start.json", "claude_transcript.jsonl", space, log,
+                          "--budget", "200")
+    answer = json.loads(started.stdout)["hookSpecificOutput"]
+    assert answer["hookEventName"] == "SessionStart"
+    # the latest other session is Codex's (21 November): its rename comes back
+    assert "billing_invoices" in answer["additionalContext"]
+    assert "done in" in log.read_text()
+
+
+def test_a_hook_with_neo4j_down_answers_at_once(space: str, tmp_path: Path) -> None:
+    log = tmp_path / "hooks.log"
+    down = {"GRAPHMEM_NEO4J_URI": "bolt://127.0.0.1:9"}  # nothing listens on port 9
+    for payload in ("prompt.json", "stop.json"):
+        done, seconds = run_hook(payload, "claude_transcript.jsonl", space, log, env=down)
+        assert (done.returncode, done.stdout) == (0, "") and seconds < 15
+    assert log.read_text().count("ServiceUnavailable") == 2
+
+
+def test_bad_input_and_a_short_timeout_exit_zero(memory: Memory, space: str,
+                                                 tmp_path: Path) -> None:
+    log = tmp_path / "hooks.log"
+    bad = subprocess.run([sys.executable, "-m", "graphmem", "hook", "prompt", "--log",
+                          str(log)], input="{not json", capture_output=True, text=True,
+                         timeout=120)
+    assert (bad.returncode, bad.stdout) == (0, "") and "not JSON" in log.read_text()
+    # with something to search, the models cannot load in half a second: the hook gives
+    # up, silent, exit 0
+    memory.add_messages(space, "earlier", [{"speaker": "user", "text": "Postgres 15 stays."}])
+    slow, seconds = run_hook("prompt.json", "claude_transcript.jsonl", space, log,
+                             "--timeout", "0.5")
+    assert (slow.returncode, slow.stdout) == (0, "") and seconds < 15
+    assert "gave up after" in log.read_text()
+
+
+def test_the_plugin_folder_declares_hooks_and_mcp() -> None:
+    root = TESTS.parent / "plugins" / "claude-code" / "graphmem"
+    manifest: dict[str, Any] = json.loads((root / ".claude-plugin" / "plugin.json").read_text())
+    assert manifest["name"] == "graphmem"
+    hooks = json.loads((root / "hooks" / "hooks.json").read_text())["hooks"]
+    assert set(hooks) == {"SessionStart", "UserPromptSubmit", "Stop", "PreCompact"}
+    for event, groups in hooks.items():
+        [command] = [h["command"] for g in groups for h in g["hooks"]]
+        assert command.startswith("graphmem hook ") and command.endswith(event)
+    servers = json.loads((root / ".mcp.json").read_text())["mcpServers"]
+    assert servers["graphmem"]["command"] == "graphmem"
+    assert servers["graphmem"]["args"][:1] == ["mcp"]
+    codex = json.loads((TESTS.parent / "plugins" / "codex" / "hooks.json").read_text())
+    assert set(codex["hooks"]) == {"SessionStart", "UserPromptSubmit", "Stop"}
