@@ -1,0 +1,120 @@
+// The client against a real `graphmem serve` on the local Neo4j, started here. GRAPHMEM_PYTHON
+// names the Python that has graphmem (default: python3).
+import assert from "node:assert/strict";
+import { type ChildProcess, spawn } from "node:child_process";
+import { randomUUID } from "node:crypto";
+import { createServer } from "node:net";
+import { after, before, test } from "node:test";
+
+import {
+  CONTEXT_CLOSE,
+  CONTEXT_OPEN,
+  createGraphmem,
+  type Graphmem,
+  GraphmemError,
+  graphmemTools,
+  storeMessages,
+  withMemory,
+} from "../src/index.js";
+
+const TOKEN = `ts-token-${randomUUID()}`;
+const SPACE = `ts-test-${randomUUID().slice(0, 12)}`;
+let server: ChildProcess;
+let client: Graphmem;
+let stderr = "";
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const probe = createServer();
+    probe.listen(0, "127.0.0.1", () => {
+      const address = probe.address();
+      probe.close(() => resolve(typeof address === "object" && address ? address.port : 0));
+    });
+  });
+}
+
+before(async () => {
+  const port = await freePort();
+  const python = process.env.GRAPHMEM_PYTHON ?? "python3";
+  server = spawn(python, ["-m", "graphmem", "serve", "--port", String(port)], {
+    env: { ...process.env, GRAPHMEM_REST_TOKENS: JSON.stringify({ [TOKEN]: [SPACE] }) },
+    stdio: ["ignore", "ignore", "pipe"],
+  });
+  server.stderr?.on("data", (chunk) => (stderr += chunk));
+  const baseUrl = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 120_000;
+  for (;;) {
+    assert.equal(server.exitCode, null, `the server stopped: ${stderr}`);
+    assert.ok(Date.now() < deadline, `the server did not start: ${stderr}`);
+    try {
+      if ((await fetch(`${baseUrl}/v1/health`)).ok) break;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+  client = createGraphmem({ baseUrl, token: TOKEN });
+});
+
+after(async () => {
+  try {
+    await client?.deleteSpace(SPACE);
+  } finally {
+    server?.kill();
+  }
+});
+
+test("messages in, a budgeted and marked context out", async () => {
+  const added = await client.addMessages(SPACE, "chat", [
+    { speaker: "Ana", text: "My sister Lena moved to Porto last week.", id: "m1" },
+    { speaker: "Ana", text: `${CONTEXT_OPEN}\nold recalled memory\n${CONTEXT_CLOSE}`, id: "m2" },
+  ]);
+  assert.deepEqual(added.added, ["m1"]);
+  assert.equal(added.emptied, 1);
+  const again = await client.addMessages(SPACE, "chat", [{ speaker: "Ana", text: "x", id: "m1" }]);
+  assert.deepEqual(again.skipped, ["m1"]);
+  const found = await client.search(SPACE, "Where does Lena live now?", { budget: 200 });
+  assert.match(found.context, /Porto/);
+  assert.ok(found.context_tokens <= 200);
+  assert.equal(found.marked_context, `${CONTEXT_OPEN}\n${found.context}\n${CONTEXT_CLOSE}`);
+  const page = await client.messages(SPACE, "chat");
+  assert.deepEqual(page.messages.map((m) => m.id), ["m1"]);
+});
+
+test("errors carry the server's status, type and message", async () => {
+  await assert.rejects(client.search("someone-else", "anything"), (error: unknown) => {
+    assert.ok(error instanceof GraphmemError);
+    assert.equal(error.status, 403);
+    assert.match(error.message, /someone-else/);
+    return true;
+  });
+  await assert.rejects(client.search(SPACE, "   "), (error: unknown) =>
+    error instanceof GraphmemError && error.status === 400 && error.field === "question");
+});
+
+test("the tools remember, find and forget; withMemory prepends the context once", async () => {
+  const scope = { space: SPACE, conversation: "agent", budget: 200 };
+  const tools = graphmemTools(client, scope);
+  assert.deepEqual(tools.remember.inputSchema.required, ["text"]);
+  const said = await tools.remember.execute({ text: "The user's cat is called Miso." });
+  const id = said.replace("remembered as ", "");
+  const found = await tools.searchMemory.execute({ query: "What is the cat called?" });
+  assert.ok(found.startsWith(CONTEXT_OPEN) && found.includes("Miso") && found.includes(id));
+
+  const chat = [{ role: "user", content: "Remind me what my cat is called?" }];
+  const once = await withMemory(client, scope, chat);
+  assert.equal(once.length, 2);
+  assert.ok(typeof once[0].content === "string" && once[0].content.includes("Miso"));
+  const twice = await withMemory(client, scope, once);
+  assert.equal(twice.length, 2); // replaced, not stacked
+  // storing the prompt with its context stores the question only
+  assert.equal(await storeMessages(client, { space: SPACE, conversation: "stored" }, [
+    { role: "user", content: `${once[0].content}\nRemind me what my cat is called?` },
+    { role: "assistant", content: "Miso." }]), 2);
+  const stored = await client.messages(SPACE, "stored");
+  assert.deepEqual(stored.messages.map((m) => m.text), ["Remind me what my cat is called?", "Miso."]);
+
+  assert.equal(await tools.forgetMemory.execute({ memoryIds: [id] }), "forgot 1 of 1 memories");
+  const gone = await tools.searchMemory.execute({ query: "What is the cat called?" });
+  assert.ok(!gone.includes("cat is called Miso") && !gone.includes(id));
+});

@@ -1,0 +1,26 @@
+"""The TypeScript client's own suite (clients/typescript, `npm test`): built with tsc, then run
+by node against a real `graphmem serve` that it starts on the local Neo4j, plus the check
+that its types are generated from the committed schema."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+
+from helpers import TESTS
+
+CLIENT = TESTS.parent / "clients" / "typescript"
+
+
+def test_typescript_client_suite() -> None:
+    npm = shutil.which("npm")
+    assert npm is not None, "the TypeScript client's tests need Node 20 and npm on the PATH"
+    if not (CLIENT / "node_modules" / ".bin" / "tsc").exists():
+        subprocess.run([npm, "ci", "--no-audit", "--no-fund", "--loglevel=error"], cwd=CLIENT,
+                       check=True, timeout=600)
+    done = subprocess.run([npm, "test"], cwd=CLIENT, capture_output=True, text=True,
+                          timeout=600, env={**os.environ, "GRAPHMEM_PYTHON": sys.executable})
+    assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-4000:]
+    assert "# fail 0" in done.stdout and "# pass 4" in done.stdout, done.stdout[-2000:]
