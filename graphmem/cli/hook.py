@@ -35,11 +35,14 @@ log = logging.getLogger("graphmem.hook")
               help="Give up (print nothing, exit 0) after this many seconds.")
 @click.option("--connect-timeout", type=click.FloatRange(0.1, 60), default=2.0,
               show_default=True, help="Seconds to wait for Neo4j before giving up.")
+@click.option("--url", envvar="GRAPHMEM_HOOK_URL", default=None,
+              help="A running `graphmem serve` to use instead of loading the models in the "
+              "hook (env GRAPHMEM_HOOK_URL; its bearer token in GRAPHMEM_HOOK_TOKEN).")
 @click.option("--log", "log_file", type=click.Path(dir_okay=False, path_type=Path),
               envvar="GRAPHMEM_HOOK_LOG", default=DEFAULT_LOG, show_default=True,
               help="Where to note what each hook did and why one gave up.")
 def hook(event: str | None, space: str, budget: int, timeout: float, connect_timeout: float,
-         log_file: Path) -> None:
+         url: str | None, log_file: Path) -> None:
     """Answer a coding agent's hook: EVENT is session-start, prompt, stop, pre-compact or
     session-end (or the harness's own name: SessionStart, UserPromptSubmit, Stop,
     PreCompact, SessionEnd; left out, the payload's hook_event_name). Reads the hook's JSON on
@@ -61,7 +64,7 @@ def hook(event: str | None, space: str, budget: int, timeout: float, connect_tim
     watchdog.start()
     try:
         answer = _run(event, space, budget, connect_timeout, sys.stdin.read(),
-                      deadline=began + timeout)
+                      deadline=began + timeout, url=url)
     except Exception as exc:  # a hook never fails the agent's turn: log and say nothing
         log.warning("%s: %s: %s", event or "hook", type(exc).__name__, exc)
         answer = None
@@ -75,20 +78,28 @@ def hook(event: str | None, space: str, budget: int, timeout: float, connect_tim
 
 
 def _run(event: str | None, space: str, budget: int, connect_timeout: float,
-         text: str, deadline: float) -> dict[str, object] | None:
-    from graphmem.config import Settings
-    from graphmem.integrations.hooks import Hook, event_name, read_payload
-    from graphmem.store import GraphStore
+         text: str, deadline: float, url: str | None = None) -> dict[str, object] | None:
+    from graphmem.integrations.hooks import Hook, LocalBackend, event_name, read_payload
 
     payload = read_payload(text)
     name = event_name(event, payload)
+    if url:
+        from graphmem.integrations.hook_rest import RestBackend
+
+        rest = RestBackend(url, space, os.environ.get("GRAPHMEM_HOOK_TOKEN"),
+                           timeout=max(0.1, deadline - time.monotonic()),
+                           connect_timeout=connect_timeout)
+        return Hook(rest, budget).handle(name, payload)
+    from graphmem.config import Settings
+    from graphmem.store import GraphStore
+
     settings = Settings(neo4j_timeout=connect_timeout)
     store = GraphStore(settings)
     store.driver.verify_connectivity()  # before any model loads: Neo4j down answers at once
     from graphmem.client import Memory
 
     memory = Memory(settings, store=store)
-    answer = Hook(memory, space, budget).handle(name, payload)
+    answer = Hook(LocalBackend(memory, space), budget).handle(name, payload)
     if name not in ("prompt", "session-start"):
         # derive the layers while the hook may still run; what is left is derived later
         memory.flush(timeout=max(0.0, deadline - time.monotonic() - 1.0))

@@ -23,7 +23,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from graphmem.client import Memory
 from graphmem.errors import InputError
@@ -50,10 +50,48 @@ def event_name(given: str | None, payload: dict[str, Any]) -> str:
     return name
 
 
+class Backend(Protocol):
+    """Where a hook reads and writes: this process's :class:`Memory`, or a running
+    ``graphmem serve`` (:mod:`graphmem.integrations.hook_rest`), which answers without loading
+    any model in the hook's process."""
+
+    def context(self, query: str, budget: int) -> str: ...
+
+    def latest_messages(self, other_than: str, limit: int) -> list[str]: ...
+
+    def add(self, conversation: str, messages: list[dict[str, Any]]) -> int: ...
+
+
 @dataclass
-class Hook:
+class LocalBackend:
     memory: Memory
     space: str
+
+    def context(self, query: str, budget: int) -> str:
+        if not self.memory.has_space(self.space):
+            return ""
+        return self.memory.search(query, space=self.space, budget=budget).context
+
+    def latest_messages(self, other_than: str, limit: int) -> list[str]:
+        if not self.memory.has_space(self.space):
+            return []
+        others = [c for c in self.memory.conversations(self.space)
+                  if c.conversation != other_than]
+        if not others:
+            return []
+        latest = max(others, key=lambda c: (c.last_session_at is not None,
+                                            c.last_session_at or 0))
+        page = self.memory.messages(self.space, latest.conversation, limit=limit,
+                                    newest_first=True)
+        return [f"{m.speaker}: {m.text}" for m in reversed(page.messages)]
+
+    def add(self, conversation: str, messages: list[dict[str, Any]]) -> int:
+        return len(self.memory.add_messages(self.space, conversation, messages).added)
+
+
+@dataclass
+class Hook:
+    backend: Backend
     budget: int = 600  # tokens of context, the marker's included
 
     def handle(self, event: str, payload: dict[str, Any]) -> dict[str, Any] | None:
@@ -71,26 +109,16 @@ class Hook:
         return {"hookSpecificOutput": {"hookEventName": harness_name,
                                        "additionalContext": context}}
 
-    def context(self, query: str, budget: int | None = None) -> str:
-        inner = (budget or self.budget) - mark_tokens()
-        if not query.strip() or inner <= 0 or not self.memory.has_space(self.space):
+    def context(self, query: str) -> str:
+        inner = self.budget - mark_tokens()
+        if not query.strip() or inner <= 0:
             return ""
-        return mark(self.memory.search(query, space=self.space, budget=inner).context)
+        return mark(self.backend.context(query, inner))
 
     def session_context(self, session: str) -> str:
-        """The latest other session's last messages, then what bears on them."""
-        if not self.memory.has_space(self.space):
-            return ""
-        others = [c for c in self.memory.conversations(self.space) if c.conversation != session]
-        if not others:
-            return ""
-        latest = max(others, key=lambda c: (c.last_session_at is not None,
-                                            c.last_session_at or 0))
-        page = self.memory.messages(self.space, latest.conversation, limit=RECENT_MESSAGES,
-                                    newest_first=True)
-        recent = [f"{m.speaker}: {m.text}" for m in reversed(page.messages)]
-        query = "\n".join(recent)
-        return self.context(query)
+        """What bears on the latest other session's last messages (which come back too,
+        being what bears on them most)."""
+        return self.context("\n".join(self.backend.latest_messages(session, RECENT_MESSAGES)))
 
     def capture(self, payload: dict[str, Any]) -> int:
         """Store the transcript's new messages; returns how many were added."""
@@ -98,10 +126,7 @@ class Hook:
         if not isinstance(path, str) or not path or not Path(path).is_file():
             raise InputError(f"no transcript at {path!r}", field="transcript_path")
         messages = read_transcript(Path(path))
-        if not messages:
-            return 0
-        report = self.memory.add_messages(self.space, _session(payload), messages)
-        return len(report.added)
+        return self.backend.add(_session(payload), messages) if messages else 0
 
 
 def _session(payload: dict[str, Any]) -> str:

@@ -12,10 +12,12 @@ import time
 from pathlib import Path
 from typing import Any
 
+import httpx
+
 from graphmem.client import Memory
 from graphmem.markers import CLOSE, OPEN
 
-from helpers import TESTS
+from helpers import TESTS, free_port
 
 HOOKS = TESTS / "data" / "hooks"
 CLAUDE_SESSION = "5b1f0c2e-claude"
@@ -105,3 +107,41 @@ def test_the_plugin_folder_declares_hooks_and_mcp() -> None:
     assert servers["graphmem"]["args"][:1] == ["mcp"]
     codex = json.loads((TESTS.parent / "plugins" / "codex" / "hooks.json").read_text())
     assert set(codex["hooks"]) == {"SessionStart", "UserPromptSubmit", "Stop"}
+
+
+def test_hooks_through_a_running_server(memory: Memory, space: str, tmp_path: Path) -> None:
+    log = tmp_path / "hooks.log"
+    port = free_port()
+    token = "hook-token-0123456789"
+    server = subprocess.Popen([sys.executable, "-m", "graphmem", "serve", "--port", str(port)],
+                              env={**os.environ, "GRAPHMEM_REST_TOKENS":
+                                   json.dumps({token: [space]})},
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    url = f"http://127.0.0.1:{port}"
+    rest = {"GRAPHMEM_HOOK_URL": url, "GRAPHMEM_HOOK_TOKEN": token}
+    try:
+        deadline = time.monotonic() + 120
+        while True:
+            assert server.poll() is None and time.monotonic() < deadline
+            try:
+                if httpx.get(f"{url}/v1/health").status_code == 200:
+                    break
+            except httpx.TransportError:
+                time.sleep(0.5)
+        done, _ = run_hook("stop.json", "claude_transcript.jsonl", space, log, env=rest)
+        assert done.returncode == 0 and len(texts(memory, space, CLAUDE_SESSION)) == 4
+        again, _ = run_hook("stop.json", "claude_transcript.jsonl", space, log, env=rest)
+        assert again.returncode == 0 and len(texts(memory, space, CLAUDE_SESSION)) == 4
+        asked, _ = run_hook("prompt.json", "claude_transcript.jsonl", space, log, env=rest)
+        context = json.loads(asked.stdout)["hookSpecificOutput"]["additionalContext"]
+        assert context.startswith(OPEN) and "Postgres 15" in context
+        started, _ = run_hook("session_start.json", "claude_transcript.jsonl", space, log,
+                              env=rest)
+        assert "Postgres 15" in json.loads(started.stdout)["hookSpecificOutput"][
+            "additionalContext"]
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+    gone, seconds = run_hook("prompt.json", "claude_transcript.jsonl", space, log, env=rest)
+    assert (gone.returncode, gone.stdout) == (0, "") and seconds < 15
+    assert "ConnectError" in log.read_text()
