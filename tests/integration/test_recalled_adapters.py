@@ -52,6 +52,7 @@ def test_langgraph_store_and_hook(memory: Memory, space: str) -> None:
 def test_langchain_history(memory: Memory, space: str) -> None:
     history = GraphmemChatMessageHistory.of(memory, space, "chain")
     history.add_messages([HumanMessage(PROMPT, id="c1"), HumanMessage(RECALLED, id="c2")])
+    memory.flush()
     assert [m.content for m in history.messages] == [ASKED]
 
 

@@ -141,5 +141,6 @@ def test_agent_memory_context_is_marked_and_round_trips(memory: Memory, space: s
     # a prompt made of the context and the question, stored as the user's message
     report = agent.add([{"speaker": "user", "text": f"{context}\n\nWhere is the red bike?"}])
     assert report.stripped == 1
+    memory.flush()
     assert [m.text for m in agent.messages()] == ["I keep my red bike in the garden shed.",
                                                   "Where is the red bike?"]
