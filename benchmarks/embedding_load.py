@@ -31,7 +31,8 @@ class CountingEmbedder:
     def __init__(self, inner: SentenceTransformerEmbedder) -> None:
         self.inner = inner
         self.tally: dict[str, dict[str, int]] = defaultdict(
-            lambda: {"calls": 0, "texts": 0, "words": 0, "pieces": 0})
+            lambda: {"calls": 0, "texts": 0, "words": 0, "pieces": 0, "repeated_pieces": 0})
+        self.seen: set[str] = set()  # every text embedded so far in this ingest
 
     @property
     def name(self) -> str:
@@ -46,16 +47,22 @@ class CountingEmbedder:
         row["calls"] += 1
         row["texts"] += len(texts)
         row["words"] += sum(len(t.split()) for t in texts)
-        row["pieces"] += sum(_pieces(self.inner, texts))
+        pieces = _pieces(self.inner, texts)
+        row["pieces"] += sum(pieces)
+        # what a cache shared by the layers of one ingest would not embed again
+        row["repeated_pieces"] += sum(n for t, n in zip(texts, pieces, strict=True)
+                                      if t in self.seen)
+        self.seen.update(texts)
         return self.inner.embed(texts)
 
 
 def _caller() -> str:
-    """The ingest module (a layer, or segmentation) on whose behalf the model runs."""
+    """The layer module (``turns``, ``events/segmentation``...) on whose behalf the model
+    runs: the innermost frame under ``graphmem/ingest/layers/``."""
     for frame in inspect.stack()[2:]:
-        path = Path(frame.filename)
-        if path.parent.name == "ingest" and path.stem not in {"embedding_rows"}:
-            return path.stem
+        parts = Path(frame.filename).with_suffix("").parts
+        if "ingest" in parts and "layers" in parts[:-1]:
+            return "/".join(parts[parts.index("layers") + 1:])
     return "other"
 
 
@@ -81,16 +88,19 @@ def main() -> None:
     with Memory(embedder=embedder) as memory:
         memory.ensure_schema()
         counting.tally.clear()
+        counting.seen.clear()
         try:
             report = memory.ingest(conversations, space=space, layers=args.layers)
         finally:
             memory.delete_space(space)
-    own = counting.tally.get("turns_layer", {}).get("pieces") or 1
+    own = counting.tally.get("turns", {}).get("pieces") or 1
     rows = {name: {**row, "x_turn_text": round(row["pieces"] / own, 2)}
             for name, row in sorted(counting.tally.items(), key=lambda kv: -kv[1]["pieces"])}
     total = sum(row["pieces"] for row in rows.values())
+    repeated = sum(row["repeated_pieces"] for row in rows.values())
     result = {"conversations": report.conversations, "turns": report.turns, "by_caller": rows,
-              "pieces_total": total, "pieces_per_turn": round(total / max(1, report.turns), 1),
+              "pieces_total": total, "pieces_repeated": repeated,
+              "pieces_per_turn": round(total / max(1, report.turns), 1),
               "x_turn_text": round(total / own, 2)}
     publish(result, args.out, indent=1)
 
