@@ -30,6 +30,27 @@ def answer_recall_table(strategies: dict[str, Any], budgets: list[str],
     return lines
 
 
+def missed_table(strategies: dict[str, Any], budget: str) -> list[str]:
+    """Where the evidence the contexts miss at ``budget`` was lost, by category, as Markdown
+    lines (none for results kept from before it was recorded)."""
+    lines: list[str] = []
+    for name, entry in strategies.items():
+        per = entry.get("missed_evidence_by_category") or {}
+        rows = [(cat, got[budget]) for cat, got in per.items() if budget in got]
+        if not rows:
+            continue
+        lines += ["", f"`{name}` at {budget} tokens: where missed evidence was lost, in % of "
+                  "the evidence turns (rank: of the best candidate crediting it):", "",
+                  "| category | evidence | not ranked | below the budget | skipped by packing "
+                  "| median rank | 90th pct rank |", "|---|---:|---:|---:|---:|---:|---:|"]
+        for cat, got in rows:
+            lines.append(f"| {cat} | {got['evidence']} | {_pct(got['not_ranked'])} | "
+                         f"{_pct(got['below_budget'])} | {_pct(got['cut_by_packing'])} | "
+                         f"{got['below_budget_rank_median'] or '-'} | "
+                         f"{got['below_budget_rank_p90'] or '-'} |")
+    return lines
+
+
 def retrieval_markdown(report: dict[str, Any]) -> str:
     strategies: dict[str, Any] = report["strategies"]
     if not strategies:
@@ -59,6 +80,7 @@ def retrieval_markdown(report: dict[str, Any]) -> str:
         lines.append(f"| {name} | " + " | ".join(_pct(per.get(c, {}).get(middle))
                                                  for c in categories) + " |")
     lines += answer_recall_table(strategies, budgets)
+    lines += missed_table(strategies, middle)
     qa_rows = [(n, e["qa"]) for n, e in strategies.items() if e.get("qa")]
     if qa_rows:
         lines += ["", "| strategy | F1 | LoCoMo F1 | BLEU-1 | judge | tokens |",

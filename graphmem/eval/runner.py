@@ -21,11 +21,13 @@ from tqdm import tqdm
 
 from graphmem.client import Memory
 from graphmem.eval.datasets import Question, locomo_questions, longmemeval_questions
+from graphmem.eval.diagnosis import LossTally
 from graphmem.eval.metrics import answer_recall, answer_words, covered_turns, percentile
 from graphmem.eval.qa import QAScorer
 from graphmem.ingest.inputs.loaders import parse_file
 from graphmem.ingest.layers import LAYERS, parse_names
 from graphmem.models import ConversationRecord, Hit, IngestReport, SearchResult
+from graphmem.retrieve.base import RANKING
 
 Dataset = Literal["locomo", "longmemeval"]
 T = TypeVar("T")
@@ -54,6 +56,7 @@ class _Tally:
     answers: dict[int, list[float]] = field(default_factory=lambda: defaultdict(list))
     tokens: dict[int, list[int]] = field(default_factory=lambda: defaultdict(list))
     latency: list[float] = field(default_factory=list)
+    lost: LossTally = field(default_factory=LossTally)
 
 
 def load_questions(dataset: Dataset, data: Path) -> list[Question]:
@@ -128,7 +131,7 @@ def _session_key(hit: Hit) -> str | None:
 
 
 def _score(result: SearchResult, budget: int, question: Question,
-           tally: _Tally) -> None:
+           tally: _Tally, ranking: list[list[str]] | None = None) -> None:
     chosen = set(result.included)  # what the strategy packed for this budget
     included = [hit for hit in result.hits if hit.id in chosen]
     tally.tokens[budget].append(result.context_tokens)
@@ -138,6 +141,7 @@ def _score(result: SearchResult, budget: int, question: Question,
         tally.recall[budget].append(recall)
         tally.any_evidence[budget].append(1.0 if covered else 0.0)
         tally.by_category[question.category][budget].append(recall)
+        tally.lost.add(question.category, budget, result, question.evidence, ranking)
     words = answer_words(question.answer, question.question)
     if words:
         tally.answers[budget].append(answer_recall(result.context, words))
@@ -169,11 +173,17 @@ def run_retrieval_eval(memory: Memory, dataset: Dataset, data: Path,
         contexts: list[tuple[Question, SearchResult]] = []
         for question in tqdm(questions, desc=name, unit="q", disable=not options.progress):
             for budget in budgets:
+                rankings: list[list[list[str]]] = []
+                token = RANKING.set(rankings)  # filled by a strategy that packs its own
                 began = time.perf_counter()
-                result = memory.search(question.question, space=spaces[question.conversation],
-                                       strategy=name, budget=budget)
+                try:
+                    result = memory.search(question.question,
+                                           space=spaces[question.conversation],
+                                           strategy=name, budget=budget)
+                finally:
+                    RANKING.reset(token)
                 tally.latency.append((time.perf_counter() - began) * 1000)
-                _score(result, budget, question, tally)
+                _score(result, budget, question, tally, rankings[-1] if rankings else None)
                 if budget == options.qa_budget:
                     contexts.append((question, result))
         shown = [b for b in budgets if b in options.budgets]
@@ -187,6 +197,8 @@ def run_retrieval_eval(memory: Memory, dataset: Dataset, data: Path,
                 for cat, per in sorted(tally.by_category.items())
             },
             "answer_recall": {str(b): _mean(tally.answers[b]) for b in shown},
+            # where the evidence the contexts miss was lost (graphmem.eval.diagnosis)
+            "missed_evidence_by_category": tally.lost.summary(shown),
             "latency_ms": {"p50": round(percentile(tally.latency, 50), 1),
                            "p95": round(percentile(tally.latency, 95), 1)},
             "ingest_seconds": round(ingest_seconds, 2),

@@ -19,6 +19,7 @@ from __future__ import annotations
 import math
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
@@ -38,6 +39,11 @@ if TYPE_CHECKING:
     from graphmem.retrieve.ppr import ProjectionCache
 
 C = TypeVar("C")
+# A strategy that packs its own context (``graphmem``) returns only what it packed; to show
+# where missed evidence was lost, the evaluation sets this to a list and such a strategy
+# appends its whole ranking to it: each candidate's source ids, best first
+# (graphmem.eval.diagnosis). None (the default): nothing is recorded.
+RANKING: ContextVar[list[list[list[str]]] | None] = ContextVar("graphmem_ranking", default=None)
 MAX_VECTOR_CANDIDATES = 20_000
 EXACT_TURNS = 2_000  # spaces this small are scanned exactly (see SpaceState.vector)
 

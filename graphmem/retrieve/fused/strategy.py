@@ -38,7 +38,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from graphmem.models import Hit
-from graphmem.retrieve.base import RetrievalContext, SpaceState, Strategy
+from graphmem.retrieve.base import RANKING, RetrievalContext, SpaceState, Strategy
 from graphmem.retrieve.fused.candidates import optional_layers
 from graphmem.retrieve.fused.features import FEATURES, SOURCES
 from graphmem.retrieve.fused.pipeline import CHANGED, candidates, header, select, shaped
@@ -152,6 +152,10 @@ class FusedSearch(Strategy[FusedConfig]):
                            c.statements)
         with stage("ranking", candidates=len(found.rows)):
             p = shaped(ranker.probabilities(found.x), found, rule)
+        sink = RANKING.get()
+        if sink is not None:
+            sink.append([[table.rows[found.rows[n]].source_id]
+                         for n in np.argsort(-p, kind="stable").tolist()])
         with stage("packing"):
             chosen = select(found, p, budget, rule, c.headers, c.statements)
             statements = found.statements
