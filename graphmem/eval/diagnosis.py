@@ -18,6 +18,7 @@ The rank reported is the 1-based position of that best hit in the strategy's ran
 
 from __future__ import annotations
 
+import math
 import statistics
 from collections import Counter, defaultdict
 from collections.abc import Mapping, Sequence
@@ -103,8 +104,8 @@ class LossTally:
                     "evidence": total,
                     **{place: round(counts[place] / total, 4) for place in PLACES},
                     "below_budget_rank_median": statistics.median(ranks) if ranks else None,
-                    "below_budget_rank_p90": ranks[int(0.9 * (len(ranks) - 1))] if ranks
-                    else None,
+                    "below_budget_rank_p90": ranks[math.ceil(0.9 * len(ranks)) - 1] if ranks
+                    else None,  # nearest rank
                 }
             out[category] = per
         return out
