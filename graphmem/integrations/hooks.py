@@ -23,12 +23,14 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
-from graphmem.client import Memory
 from graphmem.errors import InputError
 from graphmem.integrations.transcripts import read_transcript
 from graphmem.markers import mark, mark_tokens
+
+if TYPE_CHECKING:  # the REST backend's hooks never load the client and its models
+    from graphmem.client import Memory
 
 # the harnesses' event names and ours
 EVENTS = {"SessionStart": "session-start", "UserPromptSubmit": "prompt", "Stop": "stop",
