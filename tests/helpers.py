@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import socket
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Callable
@@ -24,6 +26,26 @@ def free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         return int(probe.getsockname()[1])
+
+
+def start_rest(env: dict[str, str]) -> tuple[subprocess.Popen[bytes], str]:
+    """`graphmem serve` in its own process with ``env``, once its health route answers;
+    the caller terminates it."""
+    import httpx
+
+    port = free_port()
+    process = subprocess.Popen([sys.executable, "-m", "graphmem", "serve", "--port", str(port)],
+                               env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 120
+    while True:
+        assert process.poll() is None, process.stderr.read().decode()  # type: ignore[union-attr]
+        assert time.monotonic() < deadline, "the server did not start"
+        try:
+            if httpx.get(f"{url}/v1/health").status_code == 200:
+                return process, url
+        except httpx.TransportError:
+            time.sleep(0.5)
 
 
 def query_rows(store: Any, query: str, **params: Any) -> list[dict[str, Any]]:

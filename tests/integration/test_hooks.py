@@ -12,12 +12,10 @@ import time
 from pathlib import Path
 from typing import Any
 
-import httpx
-
 from graphmem.client import Memory
 from graphmem.markers import CLOSE, OPEN
 
-from helpers import TESTS, free_port
+from helpers import TESTS, start_rest
 
 HOOKS = TESTS / "data" / "hooks"
 CLAUDE_SESSION = "5b1f0c2e-claude"
@@ -112,23 +110,10 @@ def test_the_plugin_folder_declares_hooks_and_mcp() -> None:
 
 def test_hooks_through_a_running_server(memory: Memory, space: str, tmp_path: Path) -> None:
     log = tmp_path / "hooks.log"
-    port = free_port()
     token = "hook-token-0123456789"
-    server = subprocess.Popen([sys.executable, "-m", "graphmem", "serve", "--port", str(port)],
-                              env={**os.environ, "GRAPHMEM_REST_TOKENS":
-                                   json.dumps({token: [space]})},
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    url = f"http://127.0.0.1:{port}"
+    server, url = start_rest({**os.environ, "GRAPHMEM_REST_TOKENS": json.dumps({token: [space]})})
     rest = {"GRAPHMEM_HOOK_URL": url, "GRAPHMEM_HOOK_TOKEN": token}
     try:
-        deadline = time.monotonic() + 120
-        while True:
-            assert server.poll() is None and time.monotonic() < deadline
-            try:
-                if httpx.get(f"{url}/v1/health").status_code == 200:
-                    break
-            except httpx.TransportError:
-                time.sleep(0.5)
         done, _ = run_hook("stop.json", "claude_transcript.jsonl", space, log, env=rest)
         assert done.returncode == 0 and len(texts(memory, space, CLAUDE_SESSION)) == 4
         again, _ = run_hook("stop.json", "claude_transcript.jsonl", space, log, env=rest)

@@ -6,9 +6,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
-import time
 from collections.abc import Iterator
 from urllib.parse import quote
 
@@ -20,7 +17,7 @@ from graphmem.errors import InputError
 from graphmem.markers import mark
 from graphmem.serve.access import caller_id
 
-from helpers import SAMPLE, free_port
+from helpers import SAMPLE, start_rest
 
 ALICE = "alice-token-0123456789"
 BOB = "bob-token-0123456789ab"
@@ -30,23 +27,10 @@ SCRAPER = "prometheus-token-0123456789"
 @pytest.fixture()
 def server(space: str, memory: Memory) -> Iterator[tuple[str, str, str]]:
     other = f"{space}-bob"
-    port = free_port()
     env = {**os.environ, "GRAPHMEM_REST_TOKENS": json.dumps({ALICE: [space], BOB: [other]}),
            "GRAPHMEM_REST_MAX_REQUEST_MB": "0.01", "GRAPHMEM_METRICS_TOKEN": SCRAPER}
-    process = subprocess.Popen([sys.executable, "-m", "graphmem", "serve", "--port",
-                                str(port)], env=env, stdout=subprocess.DEVNULL,
-                               stderr=subprocess.PIPE)
-    url = f"http://127.0.0.1:{port}"
+    process, url = start_rest(env)
     try:
-        deadline = time.monotonic() + 120
-        while True:
-            assert process.poll() is None, process.stderr.read().decode()  # type: ignore[union-attr]
-            assert time.monotonic() < deadline, "the server did not start"
-            try:
-                if httpx.get(f"{url}/v1/health").status_code == 200:
-                    break
-            except httpx.TransportError:
-                time.sleep(0.5)
         yield url, space, other
     finally:
         process.terminate()
