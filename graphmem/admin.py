@@ -8,7 +8,7 @@ it uses the client's store, caches and projections.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -17,19 +17,23 @@ from graphmem.config import Settings
 from graphmem.errors import InputError
 from graphmem.ids import check_space, conversation_id
 from graphmem.ingest.edits import correct, forget
+from graphmem.ingest.embedding_rows import BATCH
 from graphmem.ingest.inputs.fields import given_text, id_field, node_id
 from graphmem.ingest.layer import LayerContext
+from graphmem.ingest.reembed import Reembedder
 from graphmem.markers import strip_text
 from graphmem.models import (
     CorrectReport,
     ForgetReport,
     MessagePage,
+    ReembedReport,
     SpaceChange,
     SpaceFileReport,
     StoredConversation,
     StoredMessage,
     StoredUnit,
 )
+from graphmem.providers.embedder import Embedder
 from graphmem.retrieve.ppr import ProjectionCache
 from graphmem.retrieve.space_cache import SpaceCaches
 from graphmem.spacefile import export_space, import_space, read_space_file
@@ -44,6 +48,8 @@ class SpaceAdmin(ABC):
 
     settings: Settings
     store: GraphStore
+    embedder: Embedder
+    progress: bool
     projections: ProjectionCache
     caches: SpaceCaches
 
@@ -55,6 +61,9 @@ class SpaceAdmin(ABC):
 
     @abstractmethod
     def _layer_context(self) -> LayerContext: ...
+
+    @abstractmethod
+    def _vectors_changed(self) -> None: ...
 
     # ------------------------------------------------------------------ list and inspect
     def spaces(self) -> list[dict[str, Any]]:
@@ -200,6 +209,23 @@ class SpaceAdmin(ABC):
         self.projections.drop_space(self.store, data.space)
         report = import_space(self.store, data, Path(path), replace)
         self.caches.forget(data.space)
+        return report
+
+    # ------------------------------------------------------------------ another embedder
+    def reembed(self, spaces: str | Sequence[str] | None = None, *, batch: int = BATCH,
+                after_batch: Callable[[int], object] | None = None) -> ReembedReport:
+        """Compute every stored vector of ``spaces`` (one name, several, or None: every
+        space) again with the configured embedder, deriving nothing again. Searches keep the
+        old vectors until a space's new ones are all in place; a run that was stopped goes
+        on where it stopped; a new dimension re-embeds every space and makes the vector
+        indexes again (:mod:`graphmem.ingest.reembed`). ``batch`` vectors are staged per
+        transaction, and ``after_batch`` hears each batch's size once it is stored."""
+        self.flush()
+        self.store.apply_schema()  # creates what is missing; never changes a dimension
+        chosen = [spaces] if isinstance(spaces, str) else spaces
+        report = Reembedder(self.store, self.embedder, self.settings, progress=self.progress,
+                            batch=batch, after_batch=after_batch).run(chosen)
+        self._vectors_changed()
         return report
 
 

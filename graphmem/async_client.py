@@ -23,6 +23,7 @@ from typing import Any, Literal, TypeVar
 
 from graphmem.client import Memory
 from graphmem.config import Settings
+from graphmem.ingest.embedding_rows import BATCH
 from graphmem.ingest.inputs.loaders import BadTurnPolicy, Format
 from graphmem.ingest.live import Message
 from graphmem.models import (
@@ -33,6 +34,7 @@ from graphmem.models import (
     IngestReport,
     LiveReport,
     MessagePage,
+    ReembedReport,
     SearchResult,
     SpaceChange,
     SpaceFileReport,
@@ -171,3 +173,8 @@ class AsyncMemory:
     async def import_space(self, path: str | Path, *, replace: bool = False
                            ) -> SpaceFileReport:
         return await self._call(self.memory.import_space, path, replace=replace)
+
+    async def reembed(self, spaces: str | Sequence[str] | None = None, *, batch: int = BATCH,
+                      after_batch: Callable[[int], object] | None = None) -> ReembedReport:
+        return await self._call(self.memory.reembed, spaces, batch=batch,
+                                after_batch=after_batch)

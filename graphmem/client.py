@@ -29,7 +29,11 @@ from graphmem.ingest.stored import stored_conversations
 from graphmem.ingest.writer import GraphWriter
 from graphmem.models import Answer, ConversationRecord, IngestReport, LiveReport, SearchResult
 from graphmem.prompts import answer as answer_prompt
-from graphmem.providers.embedder import Embedder, MemoEmbedder, SentenceTransformerEmbedder
+from graphmem.providers.embedder import (
+    Embedder,
+    MemoEmbedder,
+    configured_embedder,
+)
 from graphmem.providers.llm import LLM, OpenAICompatibleLLM, TokenUsage
 from graphmem.retrieve.base import Query, RetrievalContext, space_state
 from graphmem.retrieve.ppr import ProjectionCache
@@ -53,7 +57,7 @@ class Memory(SpaceAdmin):
     ) -> None:
         self.settings = settings or Settings()
         self.store = store or GraphStore(self.settings)
-        self.embedder = embedder or SentenceTransformerEmbedder.from_settings(self.settings)
+        self.embedder = embedder or configured_embedder(self.settings)
         live_embedder = MemoEmbedder(self.embedder)
         self.live = LiveWriter(self.store, self.settings,
                                lambda: self._layer_context(live_embedder))
@@ -110,6 +114,9 @@ class Memory(SpaceAdmin):
         if not self._vectors_checked:
             self.store.check_vector_indexes(self.embedder)
             self._vectors_checked = True
+
+    def _vectors_changed(self) -> None:
+        self._vectors_checked = False  # the indexes may have a new dimension now
 
     def _layer_context(self, embedder: Embedder | None = None) -> LayerContext:
         return LayerContext(self.store, embedder or self.embedder,
@@ -214,7 +221,9 @@ class Memory(SpaceAdmin):
     def _check_worker_models(self) -> None:
         """Worker processes load the models the settings name: a client given other ones
         must ingest in one process, or the workers would write other vectors."""
-        if type(self.embedder) is not SentenceTransformerEmbedder or self._llm_given:
+        configured = configured_embedder(self.settings)  # loads nothing yet
+        if type(self.embedder) is not type(configured) or self.embedder.name != configured.name \
+                or self._llm_given:
             raise ConfigurationError(
                 "ingest workers load the embedder and LLM that the settings name; this client "
                 "was given its own, so ingest with workers=1")

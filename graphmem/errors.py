@@ -42,3 +42,15 @@ class MissingLayerError(GraphmemError):
     def __init__(self, message: str, *, layer: str) -> None:
         self.layer = layer
         super().__init__(message)
+
+
+class MixedModelsError(ConfigurationError):
+    """A space's vectors come from another embedder than the one configured."""
+
+    def __init__(self, space: str, held: str, configured: str) -> None:
+        self.space, self.held, self.configured = space, held, configured
+        super().__init__(
+            f"space {space!r} holds vectors of the embedder {held!r}, and this process embeds "
+            f"with {configured!r}: vectors of two models do not compare. Configure {held!r} "
+            f"again, or move the space to {configured!r} with: graphmem reembed --space {space}")
+

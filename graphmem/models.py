@@ -318,3 +318,40 @@ class SpaceFileReport:
         what = f"{self.nodes} nodes and {self.relationships} relationships"
         extra = " (replacing what was stored)" if self.replaced else ""
         return f"{verb} space {self.space!r}{extra}: {what} ({self.path})"
+
+
+@dataclass
+class ReembedTally:
+    """One space's vectors in a re-embedding, by what happened to them."""
+
+    space: str
+    vectors: int = 0  # embedded nodes the space holds
+    embedded: int = 0  # computed by this run and staged
+    resumed: int = 0  # staged by an earlier, interrupted run: kept
+    current: int = 0  # made by the configured embedder already: nothing to do
+    refreshed: int = 0  # changed between staging and the swap: computed at the swap
+    swapped: int = 0  # staged vectors moved in
+
+
+@dataclass
+class ReembedReport:
+    """What ``graphmem reembed`` did: the embedder, each space, and whether the vector
+    indexes were made again for another dimension."""
+
+    embedder: str
+    dimensions: int
+    spaces: list[ReembedTally] = field(default_factory=list)
+    indexes_rebuilt: bool = False
+    seconds: float = 0.0
+
+    def summary(self) -> str:
+        computed = sum(t.embedded + t.refreshed for t in self.spaces)
+        kept = sum(t.resumed for t in self.spaces)
+        current = sum(t.current for t in self.spaces)
+        total = sum(t.vectors for t in self.spaces)
+        lines = [f"re-embedded {len(self.spaces)} space(s) with {self.embedder} "
+                 f"({self.dimensions}-d): {total} vectors, {computed} computed, {kept} staged "
+                 f"by an earlier run, {current} current already ({self.seconds:.1f}s)"]
+        if self.indexes_rebuilt:
+            lines.append(f"the vector indexes were made again for {self.dimensions}-d vectors")
+        return "\n".join(lines)

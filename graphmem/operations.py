@@ -95,6 +95,9 @@ OPERATIONS: tuple[Operation, ...] = (
               rest="DELETE /v1/spaces/{space}", mcp="delete_space",
               absent={"agents": "an agent clears its own conversation (AgentMemory.clear); "
                       "removing a whole tenant is the application's call"}),
+    Operation("reembed", "compute every stored vector again with the configured embedder, "
+              "deriving nothing again", cli="reembed",
+              absent={"rest": _OPERATOR, "mcp": _OPERATOR, "agents": _OPERATOR}),
     Operation("export_space", "back a space up to a file", cli="export",
               absent={"rest": _SERVER_FILES, "mcp": _SERVER_FILES, "agents": _SERVER_FILES}),
     Operation("import_space", "restore a space from a backup file", cli="import",

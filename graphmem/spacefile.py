@@ -1,9 +1,10 @@
 """Back up one space to a file and restore it: every node and relationship of the space, with
 every property (embeddings exactly, as base64 float64), in a gzip'd JSON-lines file.
 
-The file's first line is a header (format version, space, embedding dimensions, counts); then
-one line per node (``k``: its number in the file, labels, properties) and one per relationship
-(type, the numbers of its two ends, properties). A restore checks the whole file before it
+The file's first line is a header (format version, space, embedding dimensions and the
+embedder that made the vectors, counts); then one line per node (``k``: its number in the
+file, labels, properties) and one per relationship (type, the numbers of its two ends,
+properties). A restore checks the whole file before it
 writes, refuses labels and relationship types that neither graphmem nor an installed plug-in
 layer writes (``Layer.owns``, ``Layer.joins``) and values Neo4j cannot store, and stores
 everything in one write transaction: a bad file or a failure changes nothing. A space that
@@ -40,6 +41,8 @@ BATCH = 1000
 # type with the labels it may join; plug-in layers add theirs (Layer.owns, Layer.joins, see
 # restorable()). A file that breaks them would break searches later.
 EMBEDDED = ("embedding",)
+# what `graphmem reembed` stages beside a vector while it runs: not part of a backup
+STAGED = ("embedding_next", "embedded_hash_next")
 LABELS: dict[str, tuple[str, ...]] = {
     "Space": (),
     "Conversation": ("key",),
@@ -166,16 +169,18 @@ def export_space(store: GraphStore, space: str, path: Path, dimensions: int) -> 
     so the file is one consistent state)."""
     check_space(space)
 
-    def read(tx: Tx) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    def read(tx: Tx) -> tuple[list[dict[str, Any]], list[dict[str, Any]], str | None]:
         return (tx.run("admin/export_nodes", space=space),
-                tx.run("admin/export_relationships", space=space))
+                tx.run("admin/export_relationships", space=space),
+                tx.run("admin/space_state", space=space, layers=[])[0]["embedder"])
 
-    nodes, relationships = store.read_tx(read, "admin/export_space")
+    nodes, relationships, embedder = store.read_tx(read, "admin/export_space")
     if not nodes:
         raise InputError(f"there is no space {space!r}", field="space")
     number = {row["key"]: k for k, row in enumerate(nodes)}
     header = {"format": FORMAT, "version": VERSION, "space": space, "graphmem": version("graphmem"),
               "exported_at": date.today().isoformat(), "dimensions": dimensions,
+              "embedder": embedder,
               "nodes": len(nodes), "relationships": len(relationships)}
     partial = path.with_name(path.name + ".part")
     try:
@@ -196,7 +201,8 @@ def _write_file(partial: Path, header: dict[str, Any], nodes: list[dict[str, Any
     with gzip.open(partial, "wt", encoding="utf-8") as out:
         out.write(json.dumps(header) + "\n")
         for k, row in enumerate(nodes):
-            props = {key: encode(v) for key, v in sorted(row["props"].items())}
+            props = {key: encode(v) for key, v in sorted(row["props"].items())
+                     if key not in STAGED}
             out.write(json.dumps({"k": k, "labels": sorted(row["labels"]), "props": props})
                       + "\n")
         for row in relationships:
@@ -357,7 +363,10 @@ def import_space(store: GraphStore, data: SpaceFile, path: Path,
             rows = [{"type": r["type"], "from": keys[r["from"]], "to": keys[r["to"]],
                      "props": r["props"]} for r in data.relationships[start:start + BATCH]]
             tx.run("admin/import_relationships", rows=rows)
-        tx.run("ingest/lock_space", space=space)  # a new revision: no cache serves the old
+        # a new revision: no cache serves the old; the vectors' embedder as it was
+        tx.run("ingest/lock_space", space=space, embedder=None)
+        if data.header.get("embedder"):
+            tx.run("admin/reembed/stamp_embedder", space=space, embedder=data.header["embedder"])
         tx.record(space, "restored from a backup")
         return exists
 

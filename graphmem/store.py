@@ -186,17 +186,19 @@ class GraphStore:
     def apply_schema(self) -> list[str]:
         """Create every constraint and index (idempotent), then wait until they are online.
         Vector indexes get the configured embedding dimension."""
-        applied = []
-        params = {"dimensions": self.settings.embedding_dimensions}
+        applied = [name for name in cypher.names() if name.startswith("schema/")]
+        for name in applied:
+            self.run_statements(name, dimensions=self.settings.embedding_dimensions)
         with self._session() as session:
-            for name in cypher.names():
-                if not name.startswith("schema/"):
-                    continue
-                for statement in cypher.statements(name):
-                    session.run(Query(statement), params).consume()
-                applied.append(name)
             session.run("CALL db.awaitIndexes(300)").consume()
         return applied
+
+    def run_statements(self, name: str, **params: Any) -> None:
+        """Every statement of a file of several (schema changes), one after another, each in
+        its own auto-commit transaction."""
+        with self._session() as session:
+            for statement in cypher.statements(name):
+                session.run(Query(statement, metadata={"graphmem": name}), params).consume()
 
     def check_vector_indexes(self, embedder: Embedder) -> None:
         """Refuse to go on when the embedder, GRAPHMEM_EMBEDDING_DIMENSIONS and the vector

@@ -5,7 +5,11 @@
 // transaction is what the writers before it committed; writers of other spaces are not held.
 // Every client-side cache of a space and every GDS projection of it is keyed on the revision,
 // so whatever changed (one word of one turn, a rewritten salience, a whole restore) is seen
-// by the next search of any process. Params: $space.
+// by the next search of any process. The space also keeps the name of the embedder its vectors
+// come from: the first writer that embeds ($embedder; null for writers that embed nothing)
+// names it, and every later one is checked against it, so one space never mixes the vectors of
+// two models (`graphmem reembed` moves a space to another). Params: $space, $embedder.
 MERGE (sp:Space {id: $space})
-SET sp.revision = randomUUID(), sp.changed_at = datetime()
-RETURN sp.id AS space, sp.revision AS revision;
+SET sp.revision = randomUUID(), sp.changed_at = datetime(),
+    sp.embedder = coalesce(sp.embedder, $embedder)
+RETURN sp.id AS space, sp.revision AS revision, sp.embedder AS embedder;

@@ -196,5 +196,26 @@ def import_command(ctx: click.Context, file: Path, replace: bool) -> None:
         click.echo(memory.import_space(file, replace=replace).summary("restored"))
 
 
+@click.command()
+@click.option("--space", "chosen", multiple=True, help="A space (repeat for more).")
+@click.option("--all", "every", is_flag=True, help="Every space of the database.")
+@click.option("--batch", type=click.IntRange(1, 10_000), default=256, show_default=True,
+              help="Vectors staged per transaction.")
+@click.pass_context
+@friendly_errors
+def reembed(ctx: click.Context, chosen: tuple[str, ...], every: bool, batch: int) -> None:
+    """Compute every stored vector again with the configured embedder
+    (GRAPHMEM_EMBEDDING_MODEL, _BACKEND, _DIMENSIONS), deriving nothing again. Searches use
+    the old vectors until a space's new ones are all in place. Stopped midway, the same
+    command goes on where it stopped. A new dimension needs --all: the vector indexes are
+    made again for it."""
+    if every == bool(chosen):
+        raise click.UsageError("name the spaces with --space, or give --all")
+    with memory_of(ctx, progress=True) as memory:
+        report = memory.reembed(None if every else list(chosen), batch=batch,
+                                after_batch=lambda n: click.echo(f"staged {n} vectors"))
+        click.echo(report.summary())
+
+
 SPACE_COMMANDS = [spaces, show, history, forget, correct, delete, export_command,
-                  import_command]
+                  import_command, reembed]

@@ -137,7 +137,7 @@ def _rewrite(context: LayerContext, space: str, conversation: str, what: str,
                                    layers=list(LAYERS))[0])
 
     def first(tx: Tx) -> None:
-        tx.run("ingest/lock_space", space=space)
+        tx.run("ingest/lock_space", space=space, embedder=None)
         change(tx)
         tx.run("ingest/forget_derived", space=space,
                conversation_id=conversation_id(space, conversation))
@@ -156,7 +156,7 @@ def _rewrite(context: LayerContext, space: str, conversation: str, what: str,
 
 
 def _forget_whole(tx: Tx, space: str, conversation: str, report: ForgetReport) -> None:
-    tx.run("ingest/lock_space", space=space)
+    tx.run("ingest/lock_space", space=space, embedder=None)
     tx.run("ingest/forget_conversation", space=space,
            conversation_id=conversation_id(space, conversation))
     tx.run("ingest/forget_orphans", space=space)

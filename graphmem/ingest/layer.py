@@ -48,6 +48,24 @@ def with_options(settings: Settings, layer: str, **values: Any) -> Settings:
     return settings.model_copy(update={"layer_options": given})
 
 
+def field_text(fields: Mapping[str, Any]) -> str:
+    return str(fields.get("text") or "")
+
+
+@dataclass(frozen=True)
+class VectorKind:
+    """Nodes of one label whose ``embedding`` a layer writes: ``statement`` reads a space's
+    ones given ``$space`` and ``$kind`` (the label in lower case), with their key, id,
+    ``fields``, hash and staged hash (``cypher/admin/reembed/vector_texts.cypher`` serves
+    graphmem's own labels), and ``text`` rebuilds from ``fields``
+    the exact text ingestion embedded, so ``graphmem reembed`` computes every vector again
+    without deriving anything again."""
+
+    label: str
+    text: Callable[[Mapping[str, Any]], str] = field_text
+    statement: str = "admin/reembed/vector_texts"
+
+
 @dataclass(frozen=True)
 class LayerContext:
     """What every layer is built with."""
@@ -113,6 +131,8 @@ class Layer(ABC, Generic[P]):
     # joins: a backup of a space restores them (graphmem/spacefile.py lists graphmem's own)
     owns: ClassVar[Mapping[str, tuple[str, ...]]] = {}
     joins: ClassVar[Mapping[str, tuple[tuple[str, str], ...]]] = {}
+    # the labels whose vectors it writes (graphmem reembed computes them again)
+    vectors: ClassVar[tuple[VectorKind, ...]] = ()
     # "session": its output for a session depends on that session alone (and what is stored),
     # so live messages rewrite only the open session; "conversation": it reads the whole
     # conversation and catches up on live messages when a session closes

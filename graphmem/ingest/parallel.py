@@ -27,7 +27,7 @@ from graphmem.config import Settings
 from graphmem.ingest.layer import LayerContext
 from graphmem.ingest.writer import GraphWriter
 from graphmem.models import ConversationRecord, IngestReport
-from graphmem.providers.embedder import SentenceTransformerEmbedder
+from graphmem.providers.embedder import SentenceTransformerEmbedder, configured_embedder
 from graphmem.providers.llm import OpenAICompatibleLLM
 from graphmem.store import Actor, GraphStore, current_actor, set_actor
 
@@ -41,7 +41,7 @@ def _start(settings: Settings, layers: list[str], threads: int, parent: int,
                      daemon=True).start()
     llm = (OpenAICompatibleLLM(settings) if settings.llm_configured and settings.llm_ingest
            else None)
-    embedder = SentenceTransformerEmbedder.from_settings(settings, threads=threads)
+    embedder = configured_embedder(settings, threads=threads)
     context = LayerContext(GraphStore(settings), embedder, llm,
                            batch_size=settings.write_batch_size, settings=settings)
     _worker["writer"] = GraphWriter(context, layers)
@@ -86,7 +86,9 @@ def write_spaces(settings: Settings, jobs: Sequence[tuple[str, ConversationRecor
     calling ``stored(space, key, report)`` as each commits. A failure is raised as in
     ``write_parallel``, after the running ones finish."""
     threads = max(1, (os.cpu_count() or 1) // workers)
-    SentenceTransformerEmbedder.from_settings(settings).prepare()  # the workers share it
+    shared = configured_embedder(settings)
+    if isinstance(shared, SentenceTransformerEmbedder):
+        shared.prepare()  # the workers share its exported model files
     order = sorted(jobs, key=lambda job: -job[1].n_turns)
     done_keys: list[str] = []
     with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"),

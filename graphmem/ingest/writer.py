@@ -16,7 +16,7 @@ from typing import Any
 
 from tqdm import tqdm
 
-from graphmem.errors import ConfigurationError
+from graphmem.errors import ConfigurationError, MixedModelsError
 from graphmem.ids import check_space
 from graphmem.ingest.layer import Job, Layer, LayerContext
 from graphmem.ingest.layers import LAYERS, layer_names
@@ -94,7 +94,11 @@ class GraphWriter:
         written = [layer.name for layer in self.layers]
 
         def work(tx: Tx) -> None:
-            tx.run("ingest/lock_space", space=space)  # writers of one space take turns
+            # writers of one space take turns; a space's vectors come from one embedder
+            mine = self.context.embedder.name
+            [lock] = tx.run("ingest/lock_space", space=space, embedder=mine)
+            if lock["embedder"] != mine:
+                raise MixedModelsError(space, lock["embedder"], mine)
             if check is not None:
                 check(tx, job)
             for layer, payload, _ in payloads:

@@ -19,6 +19,7 @@ from graphmem.errors import ConfigurationError
 
 Vectors = npt.NDArray[np.float32]
 BACKENDS = ("onnx", "onnx-int8", "torch")
+HASH_MODEL = "hash"  # GRAPHMEM_EMBEDDING_MODEL for the model-free HashEmbedder
 _PACKAGED_ALIASES = {"all-minilm-l6-v2", "sentence-transformers/all-minilm-l6-v2"}
 
 
@@ -193,6 +194,15 @@ class HashEmbedder:
             if norm > 0:
                 out[row] /= norm
         return out
+
+
+def configured_embedder(settings: Settings, threads: int | None = None) -> Embedder:
+    """The embedder the settings name: GRAPHMEM_EMBEDDING_MODEL=hash is the model-free
+    :class:`HashEmbedder` of GRAPHMEM_EMBEDDING_DIMENSIONS (smoke runs and tests), anything
+    else the sentence-transformers model it names."""
+    if settings.embedding_model == HASH_MODEL:
+        return HashEmbedder(settings.embedding_dimensions)
+    return SentenceTransformerEmbedder.from_settings(settings, threads=threads)
 
 
 class MemoEmbedder:

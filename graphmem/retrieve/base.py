@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 
-from graphmem.errors import MissingLayerError
+from graphmem.errors import MissingLayerError, MixedModelsError
 from graphmem.models import Hit
 from graphmem.nlp import parse
 from graphmem.providers.embedder import Embedder
@@ -132,6 +132,7 @@ class SpaceState:
     sessions: int
     missing: dict[str, int]  # layer -> sessions of the space that lack it
     revision: str | None = None  # new with every change of the space (None: never written)
+    embedder: str | None = None  # the embedder its vectors come from (None: not known)
 
     def vector(self, k: int, oversample: float) -> dict[str, Any] | None:
         """How a vector statement finds this space's ``k`` nearest nodes (its ``$exact`` and
@@ -153,7 +154,7 @@ def space_state(store: GraphStore, space: str, layers: tuple[str, ...] = ()) -> 
     row = store.read("admin/space_state", space=space, layers=list(layers))[0]
     return SpaceState(space, row["in_space"], row["in_database"], row["sessions"],
                       {r["layer"]: r["missing"] for r in row["layers"] if r["missing"]},
-                      row["revision"])
+                      row["revision"], row["embedder"])
 
 
 def hits_for(budget: int, tokens_per_hit: int, low: int, high: int | None = None) -> int:
@@ -181,6 +182,8 @@ class Strategy(ABC, Generic[C]):
             state = space_state(ctx.store, space, self.needs + self.layers_used())
         if state.sessions == 0:
             return []
+        if state.embedder is not None and state.embedder != ctx.embedder.name:
+            raise MixedModelsError(space, state.embedder, ctx.embedder.name)
         for layer, lacking in state.missing.items():
             if layer not in self.needs:
                 continue

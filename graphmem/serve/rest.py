@@ -28,6 +28,7 @@ from graphmem.errors import (
     GraphmemError,
     InputError,
     MissingLayerError,
+    MixedModelsError,
     UnknownStrategyError,
 )
 from graphmem.serve.access import AccessError, Spaces, caller_id
@@ -42,6 +43,7 @@ STATUS: tuple[tuple[type[GraphmemError], int, str], ...] = (
     (InputError, 400, "input"),
     (UnknownStrategyError, 400, "input"),
     (MissingLayerError, 409, "missing_layer"),
+    (MixedModelsError, 409, "mixed_models"),
     (DatabaseUnavailable, 503, "unavailable"),
     (ConfigurationError, 501, "configuration"),
     (GraphmemError, 400, "error"),

@@ -30,6 +30,7 @@ def _space_state(store: GraphStore, space: str, memory: Memory) -> None:
     [row] = store.read("admin/space_state", space=space, layers=["turns", "edus", "nothing"])
     assert row["in_space"] == 17 and row["in_database"] >= 17 and row["sessions"] == 3
     assert isinstance(row["revision"], str) and len(row["revision"]) == 36  # a UUID
+    assert row["embedder"] == memory.embedder.name  # what made the space's vectors
     assert row["layers"] == [{"layer": "turns", "missing": 0}, {"layer": "edus", "missing": 0},
                              {"layer": "nothing", "missing": 3}]
     [empty] = store.read("admin/space_state", space=space + "-none", layers=["turns"])
@@ -38,8 +39,8 @@ def _space_state(store: GraphStore, space: str, memory: Memory) -> None:
     # a database without a single turn still gives its row (a fresh database does that)
     no_turns = cypher.load("admin/space_state").replace(":Turn", ":NoTurnHasThisLabel")
     assert query_rows(store, no_turns, space=space, layers=[]) == [
-        {"revision": row["revision"], "in_space": 0, "in_database": 0, "sessions": 3,
-         "layers": []}]
+        {"revision": row["revision"], "embedder": memory.embedder.name, "in_space": 0,
+         "in_database": 0, "sessions": 3, "layers": []}]
 
 
 @case("admin/vector_indexes")
@@ -106,6 +107,8 @@ def _export_import(store: GraphStore, space: str, memory: Memory) -> None:
         tx.run("admin/import_relationships", rows=[
             {"type": r["type"], "from": new[r["from"]], "to": new[r["to"]],
              "props": r["props"]} for r in rels])
+        # as a restore does: the Space node comes back bare, the embedder from the header
+        tx.run("admin/reembed/stamp_embedder", space=space, embedder=memory.embedder.name)
 
     store.write_tx(restore, "test")
     assert store.read("admin/space_snapshot", space=space) == before

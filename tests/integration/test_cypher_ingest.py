@@ -124,12 +124,13 @@ def _lock_space(store: GraphStore, space: str, memory: Memory) -> None:
     [before] = store.read("admin/space_state", space=space, layers=[])
     with store.driver.session(database=store.database) as first:
         tx = first.begin_transaction()
-        locked = tx.run(text, space=space).single()
+        locked = tx.run(text, space=space, embedder=None).single()
         assert locked is not None and locked["space"] == space
+        assert locked["embedder"] == memory.embedder.name  # named by the ingest, kept
 
         def second(name: str) -> None:
             with store.driver.session(database=store.database) as other:
-                other.execute_write(lambda t: t.run(text, space=name).consume())
+                other.execute_write(lambda t: t.run(text, space=name, embedder="x").consume())
             done.append(name)
 
         waiting = threading.Thread(target=second, args=(space,))
@@ -145,6 +146,10 @@ def _lock_space(store: GraphStore, space: str, memory: Memory) -> None:
     [after] = store.read("admin/space_state", space=space, layers=[])
     # each writer gave the space a new revision: the second one's is what stays
     assert after["revision"] not in (before["revision"], locked["revision"], None)
+    # the first writer that embeds names the embedder; a later one never renames it
+    assert after["embedder"] == memory.embedder.name
+    assert store.read("admin/space_state", space=f"{space}-other",
+                      layers=[])[0]["embedder"] == "x"
     store.run_autocommit("admin/delete_space", space=f"{space}-other")
 
 

@@ -41,9 +41,10 @@ def test_every_cypher_file_has_a_case() -> None:
     test_browser.py."""
     from test_cypher_admin import CASES as ADMIN
     from test_cypher_ingest import CASES as INGEST
+    from test_cypher_reembed import CASES as REEMBED
     from test_cypher_retrieve import CASES as RETRIEVE
 
-    every = [*CASES, *ADMIN, *INGEST, *RETRIEVE]
+    every = [*CASES, *ADMIN, *INGEST, *REEMBED, *RETRIEVE]
     assert len(every) == len(set(every))  # one case per file
     assert sorted(every) == sorted(n for n in cypher.names() if not n.startswith("browser/"))
 

@@ -63,6 +63,7 @@ def test_a_restored_space_equals_the_original(memory: Memory, space: str,
     assert first.relationships > first.nodes
     header = lines(first.path)[0]
     assert header["space"] == space and header["dimensions"] == 384
+    assert header["embedder"] == memory.embedder.name
 
     memory.delete_space(space)
     assert not memory.has_space(space)

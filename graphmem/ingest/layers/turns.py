@@ -6,6 +6,7 @@ dropped. Embeddings are computed only for turns whose embedded text changed.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -13,7 +14,7 @@ from tqdm import tqdm
 
 from graphmem.ids import session_id, speaker_id, turn_id
 from graphmem.ingest.embedding_rows import BATCH, changed, embedding_rows
-from graphmem.ingest.layer import Job, Layer, LayerResult
+from graphmem.ingest.layer import Job, Layer, LayerResult, VectorKind
 from graphmem.models import ConversationRecord
 from graphmem.store import Tx
 from graphmem.text import turn_line
@@ -37,6 +38,11 @@ class TurnsPayload:
     unchanged: int = 0
 
 
+def stored_line(fields: Mapping[str, Any]) -> str:
+    """The line a stored turn's vector embeds (what ``prepare`` embeds for it)."""
+    return turn_line(fields["speaker"], fields["text"], fields.get("image_caption"))
+
+
 def turn_ids(space: str, conv: ConversationRecord) -> TurnIds:
     return TurnIds({t.source_id: turn_id(space, conv.key, t.source_id)
                     for s in conv.sessions for t in s.turns})
@@ -46,6 +52,7 @@ class TurnsLayer(Layer[TurnsPayload]):
     name = "turns"
     needs = ()
     scope = "session"
+    vectors = (VectorKind("Turn", stored_line),)
     reads = ("ingest/turns/turn_embedding_hashes",)
     writes = ("ingest/turns/merge_conversation", "ingest/turns/merge_sessions",
               "ingest/turns/merge_turns", "ingest/turns/set_turn_embeddings",

@@ -17,7 +17,7 @@ import numpy as np
 
 from graphmem.ids import conversation_id, part, session_id
 from graphmem.ingest.embedding_rows import changed, embedding_rows
-from graphmem.ingest.layer import Job, Layer, LayerResult
+from graphmem.ingest.layer import Job, Layer, LayerResult, VectorKind
 from graphmem.ingest.layers.edus.extract import EDURecord, conversation_edus
 from graphmem.store import Tx
 
@@ -109,6 +109,7 @@ class EduLayer(Layer[EduPayload]):
     writes = ("ingest/edus/merge_edus", "ingest/edus/merge_arguments", "ingest/edus/link_arguments",
               "ingest/edus/set_embeddings", "ingest/edus/merge_synonyms")
     prunes = ("ingest/edus/prune_edus", "ingest/edus/prune_argument_links")
+    vectors = (VectorKind("EDU"), VectorKind("Argument"))
 
     def prepare(self, job: Job) -> EduPayload:
         space, conv, cid = job.space, job.conversation, job.conversation_id

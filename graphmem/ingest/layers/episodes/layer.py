@@ -29,7 +29,7 @@ import numpy as np
 from graphmem.config import Settings
 from graphmem.ids import part, session_id
 from graphmem.ingest.embedding_rows import changed, embedding_rows
-from graphmem.ingest.layer import Job, Layer, LayerContext, LayerResult
+from graphmem.ingest.layer import Job, Layer, LayerContext, LayerResult, VectorKind
 from graphmem.ingest.layers.episodes.memdecider import (
     MODEL_PATH,
     TurnText,
@@ -75,6 +75,7 @@ class EpisodeLayer(Layer[EpisodePayload]):
     writes = ("ingest/episodes/set_salience", "ingest/episodes/merge_episodes",
               "ingest/episodes/link_episodes", "ingest/episodes/set_episode_embeddings")
     prunes = ("ingest/episodes/prune_episodes",)
+    vectors = (VectorKind("Episode"),)
     options_model = EpisodeOptions
 
     def __init__(self, context: LayerContext, config: EpisodeConfig | None = None) -> None:

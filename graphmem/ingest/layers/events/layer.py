@@ -20,7 +20,7 @@ from typing import Any
 
 from graphmem.ids import part, session_id
 from graphmem.ingest.embedding_rows import changed, embedding_rows
-from graphmem.ingest.layer import Job, Layer, LayerContext, LayerResult
+from graphmem.ingest.layer import Job, Layer, LayerContext, LayerResult, VectorKind
 from graphmem.ingest.layers.events.segmentation import (
     DEFAULT,
     SegmentationConfig,
@@ -146,6 +146,7 @@ class EventLayer(Layer[EventPayload]):
     writes = ("ingest/events/merge_events", "ingest/events/merge_boundaries",
               "ingest/events/set_event_embeddings", "ingest/events/link_events")
     prunes = ("ingest/events/prune_events",)
+    vectors = (VectorKind("Event"), VectorKind("Boundary"))
 
     def __init__(self, context: LayerContext, config: SegmentationConfig = DEFAULT) -> None:
         super().__init__(context)

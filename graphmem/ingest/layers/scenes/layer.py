@@ -22,7 +22,7 @@ import numpy as np
 
 from graphmem.ids import part, speaker_id
 from graphmem.ingest.embedding_rows import changed, embedding_rows
-from graphmem.ingest.layer import Job, Layer, LayerContext, LayerResult
+from graphmem.ingest.layer import Job, Layer, LayerContext, LayerResult, VectorKind
 from graphmem.ingest.layers.scenes.grouping import (
     Scene,
     SceneConfig,
@@ -64,6 +64,7 @@ class SceneLayer(Layer[ScenePayload]):
               "ingest/scenes/merge_profiles", "ingest/scenes/set_scene_embeddings",
               "ingest/scenes/set_profile_embeddings")
     prunes = ("ingest/scenes/prune_scenes", "ingest/scenes/prune_characters")
+    vectors = (VectorKind("Scene"), VectorKind("Profile"))
     options_model = SceneOptions
 
     def __init__(self, context: LayerContext, config: SceneConfig | None = None) -> None:

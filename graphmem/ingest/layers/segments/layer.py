@@ -15,7 +15,7 @@ from typing import Any
 
 from graphmem.ids import conversation_id, part, session_id
 from graphmem.ingest.embedding_rows import changed, embedding_rows
-from graphmem.ingest.layer import Job, Layer, LayerContext, LayerResult
+from graphmem.ingest.layer import Job, Layer, LayerContext, LayerResult, VectorKind
 from graphmem.ingest.layers.edus import Edus
 from graphmem.ingest.layers.segments.units import (
     Round,
@@ -54,6 +54,7 @@ class SegmentLayer(Layer[SegmentPayload]):
     reads = ("ingest/segments/unit_embedding_hashes",)
     writes = ("ingest/segments/merge_units", "ingest/segments/set_unit_embeddings")
     prunes = ("ingest/segments/prune_units",)
+    vectors = (VectorKind("RetrievalUnit"),)
     options_model = SegmentOptions
 
     def __init__(self, context: LayerContext, config: SegmentConfig | None = None) -> None:
