@@ -149,7 +149,7 @@ def train(items: list[Item], conversations: dict[str, Conversation], rank: int, 
     for _ in range(epochs):
         chosen = [group[i] for group in by_set.values()
                   for i in rng.choice(len(group), per_set, replace=len(group) < per_set)]
-        rng.shuffle(chosen)  # type: ignore[arg-type]
+        rng.shuffle(chosen)
         for start in range(0, len(chosen), 64):
             batch = chosen[start:start + 64]
             q = adapter(torch.from_numpy(np.stack([i.question for i in batch])))
@@ -160,7 +160,7 @@ def train(items: list[Item], conversations: dict[str, Conversation], rank: int, 
                 losses.append(-log_p[item.evidence].mean())
             loss = torch.stack(losses).mean()
             optimiser.zero_grad()
-            loss.backward()
+            loss.backward()  # type: ignore[no-untyped-call]
             optimiser.step()
     return adapter
 
