@@ -54,7 +54,9 @@ class Settings(BaseSettings):
     )
     embedding_dimensions: int = 384
     embedding_batch_size: int = 64
-    embedding_device: str = "cpu"
+    embedding_device: str = Field(default="cpu", description=(
+        "'cpu', or 'cuda' / 'cuda:N' for a GPU: with the onnx backend through ONNX Runtime's "
+        "CUDA provider (the onnxruntime-gpu package), with torch through PyTorch"))
     embedding_backend: Literal["onnx", "onnx-int8", "torch"] = Field(
         default="onnx", description="what runs the embedding model: ONNX Runtime on a graph "
         "exported once into GRAPHMEM_HOME/cache/onnx (CPU only; a question embeds in 5 ms "

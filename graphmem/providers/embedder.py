@@ -152,11 +152,8 @@ class SentenceTransformerEmbedder:
     def _load_onnx(self, path: Path) -> Any:
         from graphmem.providers.onnx_model import OnnxSentenceModel
 
-        if self._device != "cpu":
-            raise ConfigurationError("the onnx embedding backend runs on the CPU only; set "
-                                     "GRAPHMEM_EMBEDDING_BACKEND=torch for another device")
         cache_dir = self._cache_dir or Settings().cache_dir
-        return OnnxSentenceModel(path, cache_dir, self._threads, self.quantized)
+        return OnnxSentenceModel(path, cache_dir, self._threads, self.quantized, self._device)
 
     def embed(self, texts: Sequence[str]) -> Vectors:
         if not texts:

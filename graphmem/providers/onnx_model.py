@@ -128,13 +128,39 @@ def export(path: Path, out: Path) -> None:
     os.replace(partial, out)  # two processes exporting at once both leave a whole file
 
 
+def execution_providers(device: str, quantized: bool = False) -> list[Any]:
+    """ONNX Runtime's providers for GRAPHMEM_EMBEDDING_DEVICE: ``cpu``, or ``cuda`` /
+    ``cuda:N`` when the installed ONNX Runtime has CUDA (the onnxruntime-gpu package); the CPU
+    stays behind it for whatever the GPU does not run."""
+    import onnxruntime
+
+    if device == "cpu":
+        return ["CPUExecutionProvider"]
+    kind, _, index = device.partition(":")
+    available = onnxruntime.get_available_providers()
+    if kind != "cuda" or (index and not index.isdigit()):
+        raise ConfigurationError(f"GRAPHMEM_EMBEDDING_DEVICE={device!r}: the onnx backend runs "
+                                 "on 'cpu' or 'cuda' ('cuda:1' for another GPU)")
+    if quantized:
+        raise ConfigurationError("the 8-bit graph (GRAPHMEM_EMBEDDING_BACKEND=onnx-int8) runs "
+                                 "on the CPU; use the onnx backend on a GPU")
+    if "CUDAExecutionProvider" not in available:
+        raise ConfigurationError(
+            f"GRAPHMEM_EMBEDDING_DEVICE={device!r}, but this ONNX Runtime offers "
+            f"{', '.join(available)}: install onnxruntime-gpu (and CUDA) for the GPU, or use "
+            "GRAPHMEM_EMBEDDING_BACKEND=torch")
+    return [("CUDAExecutionProvider", {"device_id": int(index or 0)}), "CPUExecutionProvider"]
+
+
 class OnnxSentenceModel:
     """``encode`` like sentence-transformers' (normalised mean-pooled vectors), on ONNX Runtime."""
 
     def __init__(self, path: Path, cache_dir: Path, threads: int | None = None,
-                 quantized: bool = False) -> None:
+                 quantized: bool = False, device: str = "cpu") -> None:
         import onnxruntime
         from tokenizers import Tokenizer
+
+        providers = execution_providers(device, quantized)  # a wrong device fails first
 
         self.max_tokens = _check_mean_pooled(path)
         graph = ensure_export(path, cache_dir, quantized)
@@ -146,7 +172,7 @@ class OnnxSentenceModel:
         options.inter_op_num_threads = 1
         options.log_severity_level = 3
         self._session = onnxruntime.InferenceSession(str(graph), options,
-                                                     providers=["CPUExecutionProvider"])
+                                                     providers=providers)
 
     def encode(self, texts: Sequence[str], batch_size: int) -> np.ndarray:
         batch_size = max(1, min(batch_size, MAX_BATCH))

@@ -71,3 +71,31 @@ def test_the_8_bit_backend_is_close_to_the_model_and_named_apart(tmp_path: Path)
     made = quantized.stat().st_mtime_ns
     SentenceTransformerEmbedder(backend="onnx-int8", cache_dir=tmp_path).embed(texts[:1])
     assert quantized.stat().st_mtime_ns == made  # quantised once
+
+
+def test_the_device_chooses_onnx_runtimes_provider(monkeypatch: pytest.MonkeyPatch) -> None:
+    import onnxruntime
+
+    from graphmem.providers.onnx_model import execution_providers
+
+    assert execution_providers("cpu") == ["CPUExecutionProvider"]
+    if "CUDAExecutionProvider" not in onnxruntime.get_available_providers():
+        # this machine's ONNX Runtime has no CUDA: asking for it says what to install, and the
+        # embedder fails on its first use, before any vector is made
+        with pytest.raises(ConfigurationError, match="onnxruntime-gpu"):
+            execution_providers("cuda")
+        gpu = SentenceTransformerEmbedder(backend="onnx", device="cuda")
+        with pytest.raises(ConfigurationError, match="onnxruntime-gpu"):
+            gpu.embed(["hello"])
+    with pytest.raises(ConfigurationError, match="'cpu' or 'cuda'"):
+        execution_providers("tpu")
+    with pytest.raises(ConfigurationError, match="'cpu' or 'cuda'"):
+        execution_providers("cuda:first")
+    # with an ONNX Runtime that offers CUDA (onnxruntime-gpu), the GPU comes first
+    monkeypatch.setattr(onnxruntime, "get_available_providers",
+                        lambda: ["CUDAExecutionProvider", "CPUExecutionProvider"])
+    assert execution_providers("cuda:1") == [("CUDAExecutionProvider", {"device_id": 1}),
+                                             "CPUExecutionProvider"]
+    assert execution_providers("cuda")[0] == ("CUDAExecutionProvider", {"device_id": 0})
+    with pytest.raises(ConfigurationError, match="8-bit"):
+        execution_providers("cuda", quantized=True)
