@@ -1,5 +1,5 @@
 """``python -m graphmem``: the command line."""
 
-from graphmem.cli import main
+from graphmem.cli import run
 
-main()
+run()

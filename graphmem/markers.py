@@ -24,6 +24,8 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from graphmem.text import count_tokens
+
 NAME = "graphmem-context"
 OPEN = f"<{NAME}>"
 CLOSE = f"</{NAME}>"
@@ -34,8 +36,6 @@ _CLOSE = re.compile(re.escape(CLOSE), re.IGNORECASE)
 def mark_tokens() -> int:
     """Tokens the marker adds to a context (by the packing's count), so that a caller with a
     budget for the marked text searches with that much less."""
-    from graphmem.retrieve.packing import count_tokens
-
     return count_tokens(mark("x")) - count_tokens("x")
 
 

@@ -253,3 +253,10 @@ def speaker_aliases(turns: Iterable[tuple[str, str]]) -> dict[str, list[str]]:
                 and name not in lower:
             out[speaker].append(name)
     return {s: names for s, names in out.items() if names}
+
+TOKEN_PATTERN = re.compile(r"\w+|[^\w\s]")
+
+
+def count_tokens(text: str) -> int:
+    """Tokens as every budget counts them: words and single punctuation marks."""
+    return sum(1 for _ in TOKEN_PATTERN.finditer(text))

@@ -8,6 +8,33 @@ options and commands the top-level ``ingest/`` and ``retrieve/`` scripts are mad
 command line imports the other packages; none of them imports it.
 """
 
-from graphmem.cli.commands import SAMPLE, STYLE, main
+from __future__ import annotations
 
-__all__ = ["SAMPLE", "STYLE", "main"]
+import sys
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from graphmem.cli.commands import SAMPLE, STYLE, main
+
+__all__ = ["SAMPLE", "STYLE", "main", "run"]
+
+
+def __getattr__(name: str) -> Any:
+    if name not in ("SAMPLE", "STYLE", "main"):
+        raise AttributeError(f"module 'graphmem.cli' has no attribute {name!r}")
+    from graphmem.cli import commands
+
+    return getattr(commands, name)
+
+
+def run() -> None:
+    """The ``graphmem`` command. ``graphmem hook ...`` goes straight to the hook, which a
+    coding agent runs at every prompt: it loads what its backend needs and nothing else."""
+    if sys.argv[1:2] == ["hook"]:
+        from graphmem.cli.hook import hook
+
+        hook(args=sys.argv[2:], prog_name="graphmem hook")
+    else:
+        from graphmem.cli.commands import main
+
+        main()

@@ -7,17 +7,11 @@ and the next one is tried.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from graphmem.models import Hit
-
-TOKEN_PATTERN = re.compile(r"\w+|[^\w\s]")
-
-
-def count_tokens(text: str) -> int:
-    return sum(1 for _ in TOKEN_PATTERN.finditer(text))
+from graphmem.text import count_tokens as count_tokens  # where the budgets count, too
 
 
 @dataclass(frozen=True)

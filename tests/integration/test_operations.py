@@ -112,11 +112,14 @@ def test_the_exported_names_are_pinned() -> None:
     assert sorted(graphmem.__all__) == sorted([
         "OPERATIONS", "Answer", "AsyncMemory", "ConversationRecord", "CorrectReport",
         "ForgetReport", "GraphmemError", "Hit", "IngestReport", "InputError", "LayerTally",
-        "LiveReport", "Memory", "Message", "MessagePage", "SearchResult", "SessionRecord",
-        "Settings", "SpaceChange", "SpaceFileReport", "StoredConversation", "StoredMessage",
-        "StoredUnit", "TurnRecord"])
-    for name in graphmem.__all__:
+        "LiveReport", "Memory", "Message", "MessagePage", "ReembedReport", "ReembedTally",
+        "SearchResult", "SessionRecord", "Settings", "SpaceChange", "SpaceFileReport",
+        "StoredConversation", "StoredMessage", "StoredUnit", "TurnRecord"])
+    for name in graphmem.__all__:  # each is imported on first use, from where it lives
         assert getattr(graphmem, name) is not None
+        assert name in dir(graphmem)
+    with pytest.raises(AttributeError, match="no attribute 'Memry'"):
+        graphmem.Memry  # noqa: B018
 
 
 def test_async_memory_runs_every_kind_of_operation(memory: Memory, space: str) -> None:
