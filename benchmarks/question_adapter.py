@@ -53,6 +53,8 @@ SOURCES = {
 class Conversation:
     ids: list[str]
     vectors: np.ndarray  # one row per turn, unit length
+    speakers: list[str]
+    sessions: list[int]
 
 
 @dataclass
@@ -90,10 +92,12 @@ def load(name: str, embedder: SentenceTransformerEmbedder, cache: Path,
     for conv in parsed.conversations:
         if conv.key not in wanted:
             continue
-        turns = [t for s in conv.sessions for t in s.turns]
-        lines = [turn_line(t.speaker, t.text, t.image_caption) for t in turns]
-        conversations[conv.key] = Conversation([t.source_id for t in turns],
-                                               _cached_embed(embedder, lines, cache))
+        turns = [(n, t) for n, s in enumerate(conv.sessions) for t in s.turns]
+        lines = [turn_line(t.speaker, t.text, t.image_caption) for _, t in turns]
+        conversations[conv.key] = Conversation([t.source_id for _, t in turns],
+                                               _cached_embed(embedder, lines, cache),
+                                               [t.speaker for _, t in turns],
+                                               [n for n, _ in turns])
     kept = [q for q in questions if q.conversation in conversations]
     vectors = _cached_embed(embedder, [q.question for q in kept], cache)
     items = []
