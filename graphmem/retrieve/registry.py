@@ -47,6 +47,10 @@ RECIPES: dict[str, Recipe] = {
         "when that is cheaper (the whole turn when room is left): more evidence turns fit a "
         "budget, but no more of the answers' words and a small model answered worse from it, "
         "so it is not the default"),
+    "graphmem-llm": Recipe(FusedSearch, {"rerank": 30},
+        "ours: `graphmem` whose 30 best candidates the configured LLM reads once, marking "
+        "those that hold part of the answer, which go first (for questions that gather "
+        "several facts); without an LLM, or when its reply is unusable, it is `graphmem`"),
     "turns": Recipe(TurnSearch, {},
         "BM25 (fulltext index) and dense (vector index) search over raw turns, fused by "
         "reciprocal rank in Cypher"),

@@ -43,6 +43,7 @@ from graphmem.retrieve.fused.candidates import optional_layers
 from graphmem.retrieve.fused.features import FEATURES, SOURCES
 from graphmem.retrieve.fused.pipeline import CHANGED, candidates, header, select, shaped
 from graphmem.retrieve.fused.ranker import load_ranker
+from graphmem.retrieve.fused.rerank import reranked
 from graphmem.retrieve.fused.sources import Pools
 from graphmem.retrieve.fused.space_index import SpaceTurns, space_turns, tokenize
 from graphmem.retrieve.fused.statements import Statement
@@ -65,6 +66,9 @@ class FusedConfig:
     statements: bool = False  # True: a turn may be shown by its statement nearest the question
     parts: bool = True  # a question about several people or things also asked of each
     pools: Pools = field(default_factory=Pools)
+    # > 0: with an LLM configured, it reads this many best candidates once and the ones it
+    # marks as the answer's go first (graphmem-llm); 0: the ranker's order alone
+    rerank: int = 0
 
 
 def warm_up() -> None:
@@ -152,6 +156,9 @@ class FusedSearch(Strategy[FusedConfig]):
                            c.statements)
         with stage("ranking", candidates=len(found.rows)):
             p = shaped(ranker.probabilities(found.x), found, rule)
+        if c.rerank and ctx.llm is not None:
+            with stage("rerank"):
+                p = reranked(ctx, table, found.rows, p, c.rerank)
         sink = RANKING.get()
         if sink is not None:
             sink.append([[table.rows[found.rows[n]].source_id]
