@@ -25,6 +25,7 @@ from __future__ import annotations
 import hashlib
 import time
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -109,13 +110,29 @@ def load(name: str, embedder: SentenceTransformerEmbedder, cache: Path,
     return conversations, items
 
 
-def recall(items: list[Item], conversations: dict[str, Conversation],
-           questions: np.ndarray) -> dict[str, dict[str, float]]:
-    """Evidence recall within the first k turns, by category and overall (percent)."""
+def load_all(qmsum_conversations: int) -> tuple[dict[str, Conversation], list[Item]]:
+    """Every dev dataset's conversations (keyed ``dataset/key``) and questions, embedded once
+    (the vectors are cached under GRAPHMEM_HOME/cache/bench)."""
+    settings = Settings()
+    embedder = SentenceTransformerEmbedder.from_settings(settings)
+    cache = settings.cache_dir / "bench" / "question_adapter"
+    conversations: dict[str, Conversation] = {}
+    items: list[Item] = []
+    for name in SOURCES:
+        convs, found = load(name, embedder, cache, qmsum_conversations)
+        conversations.update({f"{name}/{k}": v for k, v in convs.items()})
+        items += [Item(i.dataset, i.category, f"{name}/{i.conversation}", i.question,
+                       i.evidence) for i in found]
+    return conversations, items
+
+
+def ranked_recall(items: list[Item],
+                  score: Callable[[Item], np.ndarray]) -> dict[str, dict[str, Any]]:
+    """Evidence recall within the first k turns ranked by ``score(item)``, by category and
+    overall (percent)."""
     found: dict[str, dict[int, list[float]]] = defaultdict(lambda: defaultdict(list))
-    for item, q in zip(items, questions, strict=True):
-        scores = conversations[item.conversation].vectors @ q
-        order = np.argsort(-scores, kind="stable")
+    for item in items:
+        order = np.argsort(-score(item), kind="stable")
         rank = np.empty_like(order)
         rank[order] = np.arange(len(order))
         for k in KS:
@@ -124,6 +141,14 @@ def recall(items: list[Item], conversations: dict[str, Conversation],
             found["all"][k].append(share)
     return {cat: {f"@{k}": round(100 * float(np.mean(v)), 1) for k, v in ks.items()}
             | {"questions": len(next(iter(ks.values())))} for cat, ks in sorted(found.items())}
+
+
+def recall(items: list[Item], conversations: dict[str, Conversation],
+           questions: np.ndarray) -> dict[str, dict[str, Any]]:
+    """:func:`ranked_recall` of the dense ranking for the given question vectors."""
+    vectors = {id(item): q for item, q in zip(items, questions, strict=True)}
+    return ranked_recall(items, lambda item: conversations[item.conversation].vectors
+                         @ vectors[id(item)])
 
 
 class Adapter(torch.nn.Module):
@@ -176,17 +201,8 @@ def main() -> None:
     parser.add_argument("--qmsum-conversations", type=int, default=40)
     parser.add_argument("--out", type=Path)
     args = parser.parse_args()
-    settings = Settings()
-    embedder = SentenceTransformerEmbedder.from_settings(settings)
-    cache = settings.cache_dir / "bench" / "question_adapter"
-    conversations: dict[str, Conversation] = {}
-    items: list[Item] = []
     began = time.perf_counter()
-    for name in SOURCES:
-        convs, found = load(name, embedder, cache, args.qmsum_conversations)
-        conversations.update({f"{name}/{k}": v for k, v in convs.items()})
-        items += [Item(i.dataset, i.category, f"{name}/{i.conversation}", i.question,
-                       i.evidence) for i in found]
+    conversations, items = load_all(args.qmsum_conversations)
     loaded = time.perf_counter() - began
     result: dict[str, Any] = {"rank": args.rank, "epochs": args.epochs, "ks": KS,
                               "embed_seconds": round(loaded, 1), "held_out": {}}

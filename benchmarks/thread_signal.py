@@ -22,10 +22,7 @@ from typing import Any
 
 import numpy as np
 from common import make_parser, publish
-from question_adapter import KS, SOURCES, Conversation, Item, load
-
-from graphmem.config import Settings
-from graphmem.providers.embedder import SentenceTransformerEmbedder
+from question_adapter import SOURCES, Conversation, Item, load_all, ranked_recall
 
 LAMBDAS = (0.0, 0.1, 0.2, 0.35, 0.5)
 MATES = (1, 3, 5)
@@ -59,18 +56,8 @@ def scores(item: Item, conv: Conversation, mates: np.ndarray, lam: float, m: int
 
 def recall(items: list[Item], conversations: dict[str, Conversation],
            mates: dict[str, np.ndarray], lam: float, m: int) -> dict[str, dict[str, Any]]:
-    found: dict[str, dict[int, list[float]]] = defaultdict(lambda: defaultdict(list))
-    for item in items:
-        conv = conversations[item.conversation]
-        order = np.argsort(-scores(item, conv, mates[item.conversation], lam, m), kind="stable")
-        rank = np.empty_like(order)
-        rank[order] = np.arange(len(order))
-        for k in KS:
-            share = float(np.mean([rank[e] < k for e in item.evidence]))
-            found[item.category][k].append(share)
-            found["all"][k].append(share)
-    return {cat: {f"@{k}": round(100 * float(np.mean(v)), 1) for k, v in ks.items()}
-            | {"questions": len(next(iter(ks.values())))} for cat, ks in sorted(found.items())}
+    return ranked_recall(items, lambda item: scores(
+        item, conversations[item.conversation], mates[item.conversation], lam, m))
 
 
 def main() -> None:
@@ -78,16 +65,7 @@ def main() -> None:
     parser.add_argument("--qmsum-conversations", type=int, default=40)
     parser.add_argument("--out", type=Path)
     args = parser.parse_args()
-    settings = Settings()
-    embedder = SentenceTransformerEmbedder.from_settings(settings)
-    cache = settings.cache_dir / "bench" / "question_adapter"
-    conversations: dict[str, Conversation] = {}
-    items: list[Item] = []
-    for name in SOURCES:
-        convs, found = load(name, embedder, cache, args.qmsum_conversations)
-        conversations.update({f"{name}/{k}": v for k, v in convs.items()})
-        items += [Item(i.dataset, i.category, f"{name}/{i.conversation}", i.question,
-                       i.evidence) for i in found]
+    conversations, items = load_all(args.qmsum_conversations)
     mates = {key: thread_mates(conv, max(MATES)) for key, conv in conversations.items()}
     by_set: dict[str, list[Item]] = defaultdict(list)
     for item in items:

@@ -127,3 +127,16 @@ def select_lists(costs: list[int], heads: list[int], sessions: list[str], p: np.
                              list(before or []))
     rule = PackingRule(gamma=gamma, floor=floor, spread=spread, pairs=pairs)
     return select(found, p, budget, rule, headers, statements=shorts is not None)
+
+
+def scripted_memory(memory: Any, server: ScriptedServer, tmp_path: Path) -> Any:
+    """A client sharing ``memory``'s store and embedder whose LLM is ``server`` (one attempt
+    per item, replies cached under ``tmp_path``)."""
+    from graphmem.client import Memory
+    from graphmem.providers.llm import OpenAICompatibleLLM
+
+    settings = memory.settings.model_copy(update={
+        "home": tmp_path, "llm_base_url": server.url, "llm_model": "scripted",
+        "llm_max_attempts": 1})
+    return Memory(settings, store=memory.store, embedder=memory.embedder,
+                  llm=OpenAICompatibleLLM(settings))

@@ -15,6 +15,8 @@ from graphmem.ingest import layers
 from graphmem.retrieve import registry
 from graphmem.retrieve.fused import sources
 
+from helpers import ScriptedServer
+
 PLUGIN_PACKAGE = Path(__file__).resolve().parents[1] / "plugin_example"
 
 
@@ -44,3 +46,11 @@ def qa_pairs(monkeypatch: pytest.MonkeyPatch) -> Iterator[ModuleType]:
     sys.modules.pop("qa_pairs", None)
     cypher._catalog.cache_clear()
     cypher.names.cache_clear()
+
+
+@pytest.fixture()
+def server() -> Iterator[ScriptedServer]:
+    """A scripted OpenAI-compatible server (helpers.ScriptedServer), shut down afterwards."""
+    srv = ScriptedServer()
+    yield srv
+    srv.httpd.shutdown()

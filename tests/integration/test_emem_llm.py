@@ -4,31 +4,12 @@ reply is usable, the rules where it is not (recorded), and the LLM relevance fil
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from graphmem.client import Memory
-from graphmem.providers.llm import OpenAICompatibleLLM
 
-from helpers import SAMPLE, ScriptedServer
-
-
-@pytest.fixture()
-def server() -> Iterator[ScriptedServer]:
-    srv = ScriptedServer()
-    yield srv
-    srv.httpd.shutdown()
-
-
-def llm_memory(memory: Memory, server: ScriptedServer, tmp_path: Path) -> Memory:
-    settings = memory.settings.model_copy(update={
-        "home": tmp_path, "llm_base_url": server.url, "llm_model": "scripted",
-        "llm_max_attempts": 1})
-    return Memory(settings, store=memory.store, embedder=memory.embedder,
-                  llm=OpenAICompatibleLLM(settings))
+from helpers import SAMPLE, ScriptedServer, scripted_memory
 
 
 def reply(data: Any) -> tuple[str, str]:
@@ -53,7 +34,7 @@ def test_llm_statements_with_recorded_fallbacks(memory: Memory, space: str,
         reply({"edus": [{"text": "Someone did something.", "source_turns": [42]}]}),
         ("this is not JSON", "stop"),
     ]
-    mem = llm_memory(memory, server, tmp_path)
+    mem = scripted_memory(memory, server, tmp_path)
     report = mem.ingest(SAMPLE, space=space)
     # session 2 cites turn 42; session 3 is garbage
     assert len(report.layers["edus"].fallbacks) == 2
@@ -78,7 +59,7 @@ def test_llm_filter_keeps_what_it_names(memory: Memory, space: str,
                                        server: ScriptedServer, tmp_path: Path) -> None:
     memory.ingest(SAMPLE, space=space)  # the rules' EDUs (the fixture has no LLM)
     server.script = [reply({"keep": [0, 2]})]
-    mem = llm_memory(memory, server, tmp_path)
+    mem = scripted_memory(memory, server, tmp_path)
     plain = memory.search("How is the dog?", space=space, strategy="emem", budget=500, k=30)
     filtered = mem.search("How is the dog?", space=space, strategy="emem", budget=500, k=30)
     assert [h.id for h in filtered.hits] == [plain.hits[0].id, plain.hits[2].id]

@@ -6,34 +6,17 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from graphmem.client import Memory
-from graphmem.providers.llm import OpenAICompatibleLLM
 
-from helpers import SAMPLE, ScriptedServer
+from helpers import SAMPLE, ScriptedServer, scripted_memory
 
 QUESTION = "What does Maya do on Tuesday evenings?"
 BUDGET = 40
 
 
-@pytest.fixture()
-def server() -> Iterator[ScriptedServer]:
-    srv = ScriptedServer()
-    yield srv
-    srv.httpd.shutdown()
-
-
-def llm_memory(memory: Memory, server: ScriptedServer, tmp_path: Path) -> Memory:
-    settings = memory.settings.model_copy(update={
-        "home": tmp_path, "llm_base_url": server.url, "llm_model": "scripted",
-        "llm_max_attempts": 1})
-    return Memory(settings, store=memory.store, embedder=memory.embedder,
-                  llm=OpenAICompatibleLLM(settings))
 
 
 def listed(body: dict[str, Any]) -> list[str]:
@@ -58,7 +41,7 @@ def test_what_the_llm_marks_goes_first(memory: Memory, space: str, server: Scrip
         return json.dumps({"evidence": [len(lines) - 1]}), "stop"
 
     server.responder = mark_the_last
-    mem = llm_memory(memory, server, tmp_path)
+    mem = scripted_memory(memory, server, tmp_path)
     try:
         result = mem.search(QUESTION, space=space, strategy="graphmem-llm", budget=BUDGET)
         assert len(server.requests) == 1 and len(marked) == 1
