@@ -11,6 +11,7 @@ from collections.abc import Sequence
 
 from pydantic import BaseModel
 
+from graphmem.prompts import numbered
 from graphmem.providers.llm_step import LLMStep
 
 TASK = "evidence_rerank"
@@ -33,6 +34,4 @@ STEP = LLMStep(TASK, RerankOutput)
 
 
 def messages(question: str, items: Sequence[str]) -> list[dict[str, str]]:
-    listed = "\n".join(f"[{i}] {text}" for i, text in enumerate(items))
-    user = f"Question: {question}\n\nMessages:\n{listed}"
-    return [{"role": "system", "content": SYSTEM}, {"role": "user", "content": user}]
+    return numbered(SYSTEM, question, "Messages", items)

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 
 from pydantic import BaseModel
 
+from graphmem.prompts import numbered
 from graphmem.providers.llm_step import LLMStep
 
 TASK = "relevance_filter"
@@ -29,6 +30,4 @@ STEP = LLMStep(TASK, FilterOutput)
 
 
 def messages(question: str, items: Sequence[str]) -> list[dict[str, str]]:
-    listed = "\n".join(f"[{i}] {text}" for i, text in enumerate(items))
-    user = f"Question: {question}\n\nCandidates:\n{listed}"
-    return [{"role": "system", "content": SYSTEM}, {"role": "user", "content": user}]
+    return numbered(SYSTEM, question, "Candidates", items)
