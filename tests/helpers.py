@@ -107,6 +107,7 @@ class ListedCandidates:
     quiet: np.ndarray
     before: list[int]
     listing: bool = True
+    vectors: np.ndarray | None = None
 
     @property
     def rows(self) -> list[int]:
@@ -117,15 +118,17 @@ def select_lists(costs: list[int], heads: list[int], sessions: list[str], p: np.
                  budget: int, gamma: float, headers: bool = True,
                  shorts: list[int | None] | None = None, floor: int = 0, spread: float = 1.0,
                  quiet: np.ndarray | None = None, before: list[int] | None = None,
-                 pairs: int = 0) -> list[tuple[int, bool]]:
+                 pairs: int = 0, vectors: np.ndarray | None = None, cover: float = 0.0,
+                 similar: float = 0.5) -> list[tuple[int, bool]]:
     """The pipeline's ``select`` over candidates given as lists and a rule given by its
     parts (``quiet`` None: the floor holds for every candidate)."""
     from graphmem.retrieve.fused.pipeline import PackingRule, select
 
     found = ListedCandidates(costs, heads, sessions, list(shorts or []),
                              np.ones(len(costs), dtype=bool) if quiet is None else quiet,
-                             list(before or []))
-    rule = PackingRule(gamma=gamma, floor=floor, spread=spread, pairs=pairs)
+                             list(before or []), vectors=vectors)
+    rule = PackingRule(gamma=gamma, floor=floor, spread=spread, pairs=pairs, cover=cover,
+                       similar=similar)
     return select(found, p, budget, rule, headers, statements=shorts is not None)
 
 

@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from graphmem.retrieve.fused.features import turn_units, unit_rows
 from graphmem.retrieve.fused.pipeline import QUIET, Candidates
 
 
@@ -33,17 +34,30 @@ class Sample:
     # each candidate's row in its space's table (a session's turns are consecutive rows, in
     # order): how far apart two candidates are in the conversation
     rows: list[int] = field(default_factory=list)
+    # the space's turn vectors (one array shared by the samples of a space) and each
+    # candidate's index among them (-1: none): packing by coverage reads them
+    space_vectors: np.ndarray | None = None
+    units: np.ndarray | None = None
 
     @property
     def quiet(self) -> np.ndarray:
         """Which candidates are small talk (the packing floor holds for them)."""
         return np.asarray(self.x[:, QUIET] > 0)
 
+    @property
+    def vectors(self) -> np.ndarray | None:
+        """Each candidate's turn vector (zero without one), when they were kept."""
+        if self.space_vectors is None or self.units is None:
+            return None
+        return unit_rows(self.space_vectors, self.units)
+
     @classmethod
     def of(cls, found: Candidates, y: np.ndarray, dataset: str, split: str,
            conversation: str, category: str, evidence: int, words: int,
            hits: list[frozenset[str]]) -> Sample:
         """A question's candidates as the pipeline found them, labelled."""
+        held = turn_units(found.table, found.signals, found.rows)
         return cls(dataset, split, conversation, category, found.x, y, found.costs,
                    found.heads, found.sessions, evidence, found.shorts, words, hits,
-                   found.listing, found.before, list(found.rows))
+                   found.listing, found.before, list(found.rows),
+                   *(held if held is not None else (None, None)))

@@ -283,7 +283,8 @@ def choose(samples: Sequence[Sample], learned: Sequence[np.ndarray],
 
 def key(setting: PackingRule) -> str:
     """A setting's name in the sweep."""
-    gamma, weight, floor, spread, pairs, window, carry = setting
+    gamma, weight, floor, spread, pairs, window, carry, cover, similar = setting
     return (f"gamma={gamma} w={weight} floor={floor} spread={spread}"
             + (f" pairs={pairs}" if pairs else "")
-            + (f" window={window} carry={carry}" if window and carry else ""))
+            + (f" window={window} carry={carry}" if window and carry else "")
+            + (f" cover={cover} similar={similar}" if cover else ""))

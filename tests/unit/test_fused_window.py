@@ -59,8 +59,10 @@ def test_no_window_is_the_ranker_own_order_and_bad_input_is_refused() -> None:
         along(p, [0], ["s", "s"], 8, 0.5)
     data = {"kind": "linear", "features": ["bm25:rr"], "mean": [0.0], "scale": [1.0],
             "coef": [1.0], "intercept": 0.0}
-    assert from_json(data).rule[-2:] == (0, 0.0)  # a file from before the window
-    assert from_json({**data, "window": [16, 0.3]}).rule[-2:] == (16, 0.3)
+    rule = from_json(data).rule  # a file from before the window
+    assert (rule.window, rule.carry) == (0, 0.0)
+    rule = from_json({**data, "window": [16, 0.3]}).rule
+    assert (rule.window, rule.carry) == (16, 0.3)
     for bad in ([-1, 0.3], [8, 1.5]):
         with pytest.raises(ConfigurationError, match="window"):
             from_json({**data, "window": bad})

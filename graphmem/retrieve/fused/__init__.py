@@ -9,7 +9,9 @@ parts: every layer's candidates, one learned ranking, packing for the budget.
   ``graphmem eval train-ranker``: :mod:`graphmem.training.ranker`);
 - ``space_index`` and ``space_vectors``: a space's turn table, BM25 and vectors held in the
   client (in the ``Memory``'s caches, keyed by the space's revision);
-- ``statements``: a turn's statement shown in its place when cheaper.
+- ``statements``: a turn's statement shown in its place when cheaper;
+- ``pipeline`` and ``order``: the one pipeline a search and training run, and the order
+  packing offers candidates in (a list's items spread over sessions, coverage by meaning).
 
 Code outside this package uses what this ``__init__`` exports; only ``graphmem.training``
 reaches further in.

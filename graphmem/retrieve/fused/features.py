@@ -41,6 +41,7 @@ from __future__ import annotations
 import math
 import re
 import weakref
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -285,22 +286,16 @@ def _pairs(x: np.ndarray, table: SpaceTurns, signals: Signals, rows: list[int],
     """Fill the ``pair`` family from the turns' vectors held in the client: each candidate's
     cosine to the question, alone and summed with the turn before it (a reply read with what
     it answers), and the difference."""
-    units = signals.held.sources.get("vector") if signals.held is not None else None
-    if units is None or not units.ids or signals.question is None or not rows:
+    if signals.question is None or not rows:
         return
-    unit = _unit_of(table, units)
-    question = signals.question / (float(np.linalg.norm(signals.question)) or 1.0)
     own = np.asarray(rows, dtype=np.int64)
     before = table.neighbours(own, -1)
     has = before >= 0
-
-    def vectors(at: np.ndarray) -> np.ndarray:  # the rows' unit vectors, zero without one
-        index = unit[at]
-        out: np.ndarray = units.vectors[np.maximum(index, 0)]
-        out[index < 0] = 0.0
-        return out
-
-    mine, theirs = vectors(own), vectors(np.where(has, before, own))
+    mine = turn_vectors(table, signals, own)
+    theirs = turn_vectors(table, signals, np.where(has, before, own))
+    if mine is None or theirs is None:
+        return
+    question = signals.question / (float(np.linalg.norm(signals.question)) or 1.0)
     cosine, cosine_prev = mine @ question, theirs @ question
     dot = np.einsum("ij,ij->i", mine, theirs)
     pair = (cosine + cosine_prev) / np.sqrt(np.maximum(2.0 + 2.0 * dot, 1e-6))
@@ -308,6 +303,31 @@ def _pairs(x: np.ndarray, table: SpaceTurns, signals: Signals, rows: list[int],
     x[:, column["self:closeness"]] = cosine
     x[:, column["pair:closeness"]] = pair
     x[:, column["pair:gain"]] = pair - cosine
+
+
+def turn_units(table: SpaceTurns, signals: Signals, rows: Sequence[int] | np.ndarray
+               ) -> tuple[np.ndarray, np.ndarray] | None:
+    """The space's turn vectors the client holds (None when it holds none) and, for each of
+    ``rows``, its turn's index among them (-1 for a turn without a vector)."""
+    units = signals.held.sources.get("vector") if signals.held is not None else None
+    if units is None or not units.ids:
+        return None
+    return units.vectors, _unit_of(table, units)[np.asarray(rows, dtype=np.int64)]
+
+
+def unit_rows(vectors: np.ndarray, index: np.ndarray) -> np.ndarray:
+    """``vectors[index]``, zero where the index is -1."""
+    out: np.ndarray = vectors[np.maximum(index, 0)]
+    out[index < 0] = 0.0
+    return out
+
+
+def turn_vectors(table: SpaceTurns, signals: Signals,
+                 rows: Sequence[int] | np.ndarray) -> np.ndarray | None:
+    """The unit vectors of the turns at ``rows`` (zero for a turn without one), when the
+    client holds the space's vectors."""
+    held = turn_units(table, signals, rows)
+    return None if held is None else unit_rows(*held)
 
 
 def _unit_of(table: SpaceTurns, units: DenseUnits) -> np.ndarray:

@@ -12,17 +12,24 @@ the other sees.
 
 from __future__ import annotations
 
-import heapq
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cached_property, partial
 from typing import Any, NamedTuple, Protocol
 
 import numpy as np
 
 from graphmem.retrieve.base import RetrievalContext, SpaceState
 from graphmem.retrieve.fused.candidates import Signals, asked_of, gather
-from graphmem.retrieve.fused.features import FEATURES, Asked, analyse, candidate_rows, matrix
+from graphmem.retrieve.fused.features import (
+    FEATURES,
+    Asked,
+    analyse,
+    candidate_rows,
+    matrix,
+    turn_vectors,
+)
+from graphmem.retrieve.fused.order import Order, Way
 from graphmem.retrieve.fused.sources import Pools
 from graphmem.retrieve.fused.space_index import SpaceTurns, TurnRow
 from graphmem.retrieve.fused.statements import Statement, turn_statements
@@ -47,6 +54,8 @@ class PackingRule(NamedTuple):
     pairs: int = 0  # a reply of at most this many tokens brings the turn it answers (0: no)
     window: int = 0  # P mixed with the candidates' at most this many turns away (0: no)
     carry: float = 0.0  # ... with this weight
+    cover: float = 0.0  # a turn close to one shown is worth up to this share less (0: no)
+    similar: float = 0.5  # ... counting from this cosine (see graphmem.retrieve.fused.order)
 
 
 @dataclass(frozen=True)
@@ -93,6 +102,9 @@ class Packable(Protocol):
     @property
     def before(self) -> list[int]: ...
 
+    @property
+    def vectors(self) -> np.ndarray | None: ...
+
 
 @dataclass
 class Candidates:
@@ -121,6 +133,11 @@ class Candidates:
     @cached_property
     def before(self) -> list[int]:
         return turns_before(self.table, self.rows)
+
+    @cached_property
+    def vectors(self) -> np.ndarray | None:
+        """Each candidate's turn vector (zero without one), when the client holds them."""
+        return turn_vectors(self.table, self.signals, self.rows)
 
 
 def candidates(ctx: RetrievalContext, state: SpaceState, table: SpaceTurns, pools: Pools,
@@ -160,19 +177,22 @@ def select(cands: Packable, p: np.ndarray, budget: int, rule: PackingRule,
     ``rule.spread`` for each turn of its session already shown. With ``rule.pairs``, a reply
     of at most that many tokens shown whole brings the turn it answers when that costs at
     most as much and fits: "Only twice so far" comes with "Have you been to the new climbing
-    gym?"."""
+    gym?". With ``rule.cover``, a candidate's worth also shrinks with its closeness to the
+    turns already shown (:mod:`~graphmem.retrieve.fused.order`)."""
+    order = partial(Order, spread=rule.spread if cands.listing else 1.0,
+                    vectors=cands.vectors if rule.cover else None, cover=rule.cover,
+                    similar=rule.similar)
     return _choose(cands.costs, cands.heads, cands.sessions, p, budget, rule.gamma, headers,
                    cands.shorts if statements and cands.shorts else None, rule.floor,
-                   rule.spread if cands.listing else 1.0, cands.quiet,
-                   cands.before if rule.pairs else None, rule.pairs)
+                   order, cands.quiet, cands.before if rule.pairs else None, rule.pairs)
 
 
 def _choose(costs: list[int], heads: list[int], sessions: list[str], p: np.ndarray,
             budget: int, gamma: float, headers: bool, shorts: Sequence[int | None] | None,
-            floor: int, spread: float, quiet: np.ndarray, before: list[int] | None,
-            pairs: int) -> list[tuple[int, bool]]:
+            floor: int, order: Callable[[list[Way], list[str]], Order], quiet: np.ndarray,
+            before: list[int] | None, pairs: int) -> list[tuple[int, bool]]:
     short = shorts if shorts is not None else [None] * len(costs)
-    ways: list[tuple[float, int, int, bool]] = []  # (P per cost, candidate, cost, whole)
+    ways: list[Way] = []  # (P per cost, candidate, cost, whole)
     for n, cost in enumerate(costs):
         least = floor if quiet[n] else 1
         ways.append((p[n] / max(1, least, cost) ** gamma, n, cost, True))
@@ -180,10 +200,10 @@ def _choose(costs: list[int], heads: list[int], sessions: list[str], p: np.ndarr
         if cheaper is not None and cheaper < cost:
             ways.append((p[n] / max(1, least, cheaper) ** gamma, n, cheaper, False))
     opened: set[str] = set()
-    taken: dict[str, int] = {}  # session -> candidates shown from it
     used = 0
     shown: dict[int, tuple[int, bool]] = {}  # candidate -> (its line's cost, whole)
-    for n, cost, whole in _in_order(ways, sessions, spread, taken):
+    queue = order(ways, sessions)
+    for n, cost, whole in queue:
         if n in shown:
             spent, was_whole = shown[n]
             if whole and not was_whole and used - spent + cost <= budget:
@@ -195,35 +215,16 @@ def _choose(costs: list[int], heads: list[int], sessions: list[str], p: np.ndarr
             continue
         used += cost + extra
         opened.add(sessions[n])
-        taken[sessions[n]] = taken.get(sessions[n], 0) + 1
+        queue.show(n)
         shown[n] = (cost, whole)
         m = before[n] if before and whole and cost <= pairs else -1
         if m >= 0 and m not in shown and costs[m] <= pairs:
             extra = heads[m] if not headers else 0  # its session is open: same session
             if used + costs[m] + extra <= budget:
                 used += costs[m] + extra
-                taken[sessions[m]] += 1
+                queue.show(m)
                 shown[m] = (costs[m], True)
     return [(n, whole) for n, (_, whole) in shown.items()]
-
-
-def _in_order(ways: list[tuple[float, int, int, bool]], sessions: list[str], spread: float,
-              taken: dict[str, int]) -> Iterator[tuple[int, int, bool]]:
-    """The ways best first; with ``spread`` < 1 each way's worth shrinks by ``spread`` per
-    turn of its session shown so far (``taken``, kept by the caller), re-read lazily."""
-    if spread >= 1:
-        for _, n, cost, whole in sorted(ways, key=lambda w: (-w[0], w[1], not w[3])):
-            yield n, cost, whole
-        return
-    heap = [(-worth, n, not whole, cost, 0) for worth, n, cost, whole in ways]
-    heapq.heapify(heap)
-    while heap:
-        worth, n, part, cost, seen = heapq.heappop(heap)
-        now = taken.get(sessions[n], 0)
-        if now != seen:  # its session gained turns since: worth less, back in line
-            heapq.heappush(heap, (worth * spread ** (now - seen), n, part, cost, now))
-            continue
-        yield n, cost, not part
 
 
 def header(turn: TurnRow) -> str:
@@ -265,10 +266,15 @@ def rule_of(data: dict[str, Any]) -> PackingRule:
     rule = PackingRule(gamma=float(data.get("gamma", 0.0)), blend=float(blend[0]),
                        floor=int(data.get("floor", 0)), spread=float(data.get("spread", 1.0)),
                        pairs=int(data.get("pairs", 0)), window=int(turns), carry=float(carry))
+    if "cover" in data:  # [share, similar]
+        share, similar = data["cover"]
+        rule = rule._replace(cover=float(share), similar=float(similar))
     if not 0 < rule.spread <= 1:
         raise ValueError("the spread is not in (0, 1]")
     if rule.pairs < 0:
         raise ValueError("pairs is negative")
     if rule.window < 0 or not 0 <= rule.carry <= 1:
         raise ValueError("the window is not (turns >= 0, carry in [0, 1])")
+    if not 0 <= rule.cover <= 1 or not -1 <= rule.similar < 1:
+        raise ValueError("cover is not [share in [0, 1], cosine in [-1, 1)]")
     return rule

@@ -97,6 +97,7 @@ class Ranker(ABC):
         return {"features": list(self.features), "gamma": r.gamma, "floor": r.floor,
                 "spread": r.spread, "pairs": r.pairs, "window": [r.window, r.carry],
                 "blend": [round(v, 8) for v in (r.blend, *self.blend_fit)],
+                **({"cover": [r.cover, r.similar]} if r.cover else {}),
                 "metrics": self.metrics}
 
     def save(self, path: Path) -> None:
