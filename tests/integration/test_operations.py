@@ -7,6 +7,8 @@ from __future__ import annotations
 import asyncio
 import importlib
 import inspect
+import re
+from pathlib import Path
 from typing import Any
 
 import click
@@ -28,6 +30,11 @@ from helpers import SAMPLE
 NAMES = [op.name for op in OPERATIONS]
 # REST routes that are no operation of their own: liveness, and the metrics endpoint
 REST_EXTRA = {"GET /v1/health", "GET /metrics"}  # /metrics is left out of the schema
+TS_CLIENT = Path(__file__).resolve().parents[2] / "clients" / "typescript" / "src" / "index.ts"
+# the TypeScript client names the conversation in the path where the list names the space's
+# route with the conversation in the body (both are the server's)
+TS_ROUTES = {"add_messages": "POST /v1/spaces/{space}/conversations/{conversation}/messages",
+             "forget": "POST /v1/spaces/{space}/conversations/{conversation}/forget"}
 
 
 def _public(cls: type) -> set[str]:
@@ -166,3 +173,15 @@ def test_max_tokens_is_the_budget_by_another_name(memory: Memory, space: str) ->
     with pytest.raises(InputError, match="give one") as err:
         memory.search("How far?", space=space, budget=50, max_tokens=60)
     assert err.value.field == "max_tokens"
+
+
+def test_the_typescript_client_has_each_listed_method_calling_its_route() -> None:
+    source = TS_CLIENT.read_text(encoding="utf-8")
+    methods = dict(re.findall(r"\n  async (\w+)\((.*?)\n  }\n", source, re.S))
+    assert set(methods) == {op.typescript for op in OPERATIONS if op.typescript}
+    for op in OPERATIONS:
+        if op.typescript is None:
+            continue
+        calls = {f"{verb} {path}" for verb, path in re.findall(
+            r'this\.api\.(GET|POST|PUT|PATCH|DELETE)\(\s*"([^"]+)"', methods[op.typescript])}
+        assert calls == {TS_ROUTES.get(op.name, op.rest)}, op.name

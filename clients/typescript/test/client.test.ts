@@ -118,3 +118,28 @@ test("the tools remember, find and forget; withMemory prepends the context once"
   const gone = await tools.searchMemory.execute({ query: "What is the cat called?" });
   assert.ok(!gone.includes("cat is called Miso") && !gone.includes(id));
 });
+
+test("the other operations: spaces, conversations, a unit, a correction, history, refresh, answer", async () => {
+  await client.addMessages(SPACE, "ops", [
+    { speaker: "Ana", text: "I adopted a greyhound called Pixel.", id: "o1" },
+  ]);
+  const spaces = await client.spaces();
+  assert.deepEqual(spaces.map((s) => s.space), [SPACE]);
+  const conversations = await client.conversations(SPACE);
+  assert.ok(conversations.some((c) => c.conversation === "ops" && c.messages === 1));
+  const [message] = (await client.messages(SPACE, "ops")).messages;
+  const turn = await client.unit(SPACE, message.turn_id);
+  assert.equal(turn.kind, "Turn");
+  assert.match(String(turn.properties.text), /Pixel/);
+  const fixed = await client.correct(SPACE, message.turn_id, "I adopted a greyhound called Pepper.");
+  assert.equal(fixed.turn_id, message.turn_id);
+  assert.equal(fixed.revisions, 1);
+  const changes = await client.history(SPACE, { limit: 5 });
+  assert.ok(changes.length > 0 && changes[0].surface === "rest");
+  assert.equal(typeof (await client.refresh(SPACE)), "object");
+  const found = await client.search(SPACE, "What is the greyhound called?", { budget: 200 });
+  assert.match(found.context, /Pepper/);
+  // this server has no LLM: answering is refused, naming what to configure
+  await assert.rejects(client.answer(SPACE, "What is the greyhound called?"), (error: unknown) =>
+    error instanceof GraphmemError && /GRAPHMEM_LLM_BASE_URL/.test(error.message));
+});
