@@ -4,9 +4,13 @@ A method maps a dialogue (its utterances) to predicted boundaries. Names may car
 ``minilm-adjacent:q=0.2,context=2``, ``esmem:q=0.5,tau=0.7``.
 
 - ``minilm-adjacent``: the baseline, similarity of adjacent raw turns below a quantile;
-- ``esmem-stage1``: ES-Mem's topic mutual information alone (every candidate is a cut);
+- ``esmem-stage1``: ES-Mem's mutual information alone (every candidate is a cut);
 - ``esmem``: both stages, Stage 2 by the calibrated LLM-free boundary model;
 - ``esmem-llm``: both stages with the configured LLM (topics and intent labels).
+
+The ``esmem`` methods compare the turns by their vectors as the turns layer embeds them
+(``A: ...`` / ``B: ...``, :func:`dialogue_lines`); ``topics=1`` embeds a topic line per turn
+for Stage 1 instead.
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ from graphmem.errors import ConfigurationError, UnknownStrategyError
 from graphmem.ingest.layers.events import SegmentationConfig, segment
 from graphmem.providers.embedder import Embedder
 from graphmem.providers.llm import LLM
+from graphmem.text import turn_line
 
 Segmenter = Callable[[Sequence[str]], list[int]]
 
@@ -59,6 +64,12 @@ def parse_method(spec: str) -> tuple[str, dict[str, float]]:
     return name, options
 
 
+def dialogue_lines(utterances: Sequence[str]) -> list[str]:
+    """A two-person dialogue's turns as the turns layer embeds them, ``speaker: text``, the
+    speakers taking turns as ``A`` and ``B`` (the segmentation sets name none)."""
+    return [turn_line("AB"[i % 2], text) for i, text in enumerate(utterances)]
+
+
 @dataclass(frozen=True)
 class EventSegmenter:
     """ES-Mem segmentation of one dialogue (as one session)."""
@@ -68,13 +79,16 @@ class EventSegmenter:
     llm: LLM | None = None
 
     def __call__(self, utterances: Sequence[str]) -> list[int]:
-        return segment(list(utterances), self.embedder, self.config, self.llm).boundaries
+        vectors = self.embedder.embed(dialogue_lines(utterances))
+        return segment(list(utterances), self.embedder, self.config, self.llm,
+                       turn_vectors=vectors).boundaries
 
 
 def _esmem_config(options: dict[str, float], refine: bool) -> SegmentationConfig:
     return SegmentationConfig(q=options.get("q", 0.35), context=int(options.get("context", 2)),
                               tau=options.get("tau", 0.75), refine=refine,
-                              tau_rules=options.get("tau_rules"))
+                              tau_rules=options.get("tau_rules"),
+                              stage_one="topics" if options.get("topics") else "turns")
 
 
 def get_segmenter(spec: str, embedder: Embedder, llm: LLM | None = None) -> Segmenter:

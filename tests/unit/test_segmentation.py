@@ -15,7 +15,7 @@ import pytest
 from pydantic import ValidationError
 
 from graphmem.config import Settings
-from graphmem.ingest.inputs.loaders import parse_file
+from graphmem.eval.segmenters import dialogue_lines
 from graphmem.ingest.layers.events.boundary_model import FEATURES, BoundaryModel, load_model
 from graphmem.ingest.layers.events.layer import name_tokens, summarise
 from graphmem.ingest.layers.events.segmentation import (
@@ -23,19 +23,15 @@ from graphmem.ingest.layers.events.segmentation import (
     candidate_cuts,
     pearson_mi,
     segment,
-    session_chunks,
-    warmed_embedder,
 )
 from graphmem.ingest.layers.events.topics import TurnTopic, rule_topics, topic_texts
-from graphmem.models import SessionRecord, TurnRecord
 from graphmem.prompts.intent import IntentOutput
 from graphmem.providers.embedder import HashEmbedder, SentenceTransformerEmbedder
 from graphmem.providers.llm import OpenAICompatibleLLM
-from graphmem.text import turn_text
 from graphmem.training.logistic import fit_logistic
 from graphmem.training.segmenter import calibrate
 
-from helpers import SAMPLE, ScriptedServer
+from helpers import ScriptedServer
 
 POTTERY = [
     "I signed up for a pottery class at the community centre.",
@@ -49,6 +45,18 @@ RUNNING = [
     "Running that far must hurt your knees and legs.",
     "My knee hurts after long runs, the physio says rest.",
 ]
+
+
+class Counting(HashEmbedder):
+    """Hashed words, recording every batch it is asked for."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.texts: list[list[str]] = []
+
+    def embed(self, texts: Any) -> Any:
+        self.texts.append(list(texts))
+        return super().embed(texts)
 
 
 @pytest.fixture(scope="module")
@@ -122,18 +130,44 @@ def test_p_eb_averages_the_shift_probability_of_both_labels() -> None:
 
 
 def test_rules_segmentation_finds_the_change_of_subject(embedder: Any) -> None:
+    # as the events layer runs it: both stages compare the turns by their own vectors
     texts = POTTERY + RUNNING
-    stage1 = segment(texts, embedder, SegmentationConfig(refine=False))
+    turns = embedder.embed(dialogue_lines(texts))
+    stage1 = segment(texts, embedder, SegmentationConfig(refine=False), turn_vectors=turns)
     assert stage1.boundaries == stage1.candidates and stage1.p_eb == {}
-    both = segment(texts, embedder)
+    both = segment(texts, embedder, turn_vectors=turns)
     assert 4 in both.boundaries
     assert set(both.boundaries) <= set(both.candidates)
     assert set(both.p_eb) == set(both.candidates)
-    assert segment(texts, embedder, SegmentationConfig(tau_rules=1.0)).boundaries == []
-    assert segment(texts, embedder, SegmentationConfig(tau_rules=0.0)).boundaries == \
-        both.candidates
+    assert segment(texts, embedder, SegmentationConfig(tau_rules=1.0),
+                   turn_vectors=turns).boundaries == []
+    assert segment(texts, embedder, SegmentationConfig(tau_rules=0.0),
+                   turn_vectors=turns).boundaries == both.candidates
     assert segment([], embedder).boundaries == []
     assert segment(["only one turn"], embedder).boundaries == []
+
+
+def test_the_rules_embed_nothing_when_given_the_turn_vectors() -> None:
+    texts = POTTERY + RUNNING
+    counting = Counting()
+    turns = HashEmbedder().embed(texts)
+    given = segment(texts, counting, SegmentationConfig(q=1.0), turn_vectors=turns)
+    assert counting.texts == []
+    assert given.p_eb == segment(texts, HashEmbedder(), SegmentationConfig(q=1.0)).p_eb
+    assert given.mutual_information == pearson_mi(turns).tolist()
+    other = segment(texts, counting, SegmentationConfig(q=1.0), turn_vectors=turns[::-1].copy())
+    assert other.p_eb != given.p_eb  # the similarities come from the vectors given
+    assert counting.texts == []
+    # the earlier Stage 1, kept for comparison, embeds one topic line per turn
+    topics = segment(texts, counting, SegmentationConfig(q=1.0, stage_one="topics"),
+                     turn_vectors=turns)
+    assert counting.texts == [topic_texts(texts, rule_topics(texts))]
+    assert topics.mutual_information != given.mutual_information
+
+
+def test_dialogues_without_speakers_are_embedded_as_two_people_taking_turns() -> None:
+    assert dialogue_lines(["hi", "hello", "how are you?"]) == \
+        ["A: hi", "B: hello", "A: how are you?"]
 
 
 def test_event_summary_lists_topics_then_frequent_keywords() -> None:
@@ -213,43 +247,3 @@ def test_calibration_fits_weights_and_a_threshold(embedder: Any, tmp_path: Path)
         data.write_text(json.dumps({"dial_id": "x", "utterances": POTTERY,
                                     "boundary_starts": []}))
         calibrate(data, embedder, progress=False)
-
-
-def test_a_warmed_embedder_segments_every_session_as_before_with_one_model_call() -> None:
-
-    class Counting(HashEmbedder):
-        def __init__(self) -> None:
-            super().__init__()
-            self.calls: list[int] = []
-
-        def embed(self, texts: Any) -> Any:
-            self.calls.append(len(texts))
-            return super().embed(texts)
-
-    sessions = parse_file(SAMPLE).conversations[0].sessions
-    texts = [[turn_text(t.text, t.image_caption) for t in s.turns] for s in sessions]
-    plain = HashEmbedder()
-    counting = Counting()
-    warmed = warmed_embedder(sessions, counting)
-    assert len(counting.calls) == 1  # every session's topic lines and texts in one batch
-    for group in texts:
-        a, b = segment(group, plain), segment(group, warmed)
-        assert (a.candidates, a.boundaries, a.p_eb, a.mutual_information) == (
-            b.candidates, b.boundaries, b.p_eb, b.mutual_information)
-    assert len(counting.calls) == 1  # segment() found every text it embeds in the memory
-    lines = {line for g in texts for line in topic_texts(g, rule_topics(g))}
-    assert counting.calls[0] == len({t for g in texts for t in g} | lines)
-
-
-def test_sessions_are_warmed_in_chunks_of_bounded_size() -> None:
-
-    def session(key: str, n: int) -> SessionRecord:
-        return SessionRecord(key=key, index=0, turns=tuple(
-            TurnRecord(order=i, source_id=f"{key}:{i}", speaker="A", text=f"turn {i}")
-            for i in range(n)))
-
-    sessions = [session("a", 3), session("b", 4), session("c", 9), session("d", 1)]
-    sizes = [[len(s.turns) for s in chunk] for chunk in session_chunks(sessions, 8)]
-    assert sizes == [[3, 4], [9], [1]]  # in order; a session over the size stands alone
-    assert session_chunks([], 8) == []
-    assert [len(c) for c in session_chunks(sessions)] == [4]  # the default holds them all

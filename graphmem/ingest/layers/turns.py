@@ -16,17 +16,27 @@ from graphmem.ids import session_id, speaker_id, turn_id
 from graphmem.ingest.embedding_rows import BATCH, changed, embedding_rows
 from graphmem.ingest.layer import Job, Layer, LayerResult, VectorKind
 from graphmem.models import ConversationRecord
-from graphmem.store import Tx
+from graphmem.store import GraphStore, Tx
 from graphmem.text import turn_line
 
 
 @dataclass(frozen=True)
 class TurnIds:
     """The turns layer's hand-off: the Turn node id of every input turn id, and the vectors it
-    computed in this run (by input turn id; the others are in the graph already)."""
+    computed in this run (by input turn id; :meth:`every_vector` adds the stored ones)."""
 
     by_source: dict[str, str]
-    vectors: dict[str, list[float]] = field(default_factory=dict)
+    vectors: dict[str, Any] = field(default_factory=dict)
+
+    def every_vector(self, store: GraphStore, space: str,
+                     conversation_id: str) -> dict[str, Any]:
+        """The vector of every turn, by input turn id: those computed in this run, and the
+        graph's for the others, read once for all the layers of the run that ask."""
+        if any(source not in self.vectors for source in self.by_source):
+            for row in store.read("ingest/turns/turn_vectors", space=space,
+                                  conversation_id=conversation_id):
+                self.vectors.setdefault(row["source_id"], row["embedding"])
+        return self.vectors
 
 
 @dataclass

@@ -91,9 +91,7 @@ class EpisodeLayer(Layer[EpisodePayload]):
     def prepare(self, job: Job) -> EpisodePayload:
         space, conv, cid = job.space, job.conversation, job.conversation_id
         handed = job.handoff("turns")
-        stored = {row["source_id"]: row["embedding"] for row in self.store.read(
-            "ingest/turns/turn_vectors", space=space, conversation_id=cid)}
-        stored.update(handed.vectors)
+        stored = handed.every_vector(self.store, space, cid)
         turns = [(s, t) for s in conv.sessions for t in s.turns]
         payload = EpisodePayload()
         if not turns:

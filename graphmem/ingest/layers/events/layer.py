@@ -1,6 +1,7 @@
 """The ES-Mem layer of the graph: events, their summaries and the boundaries between them.
 
-Each session is segmented into events (:mod:`segmentation`). An event keeps
+Each session is segmented into events (:mod:`segmentation`), by comparing its turns' own
+vectors (what the turns layer computed or stored: segmenting embeds nothing). An event keeps
 the topics and keywords of its turns as its summary (level 2 of ES-Mem's memory) and links
 to the turns themselves (level 3). A boundary opens every event (level 1): a description of
 the change from the event before it (the last one of the previous session at a session start)
@@ -11,6 +12,7 @@ re-described when a session is inserted before them.
 
 from __future__ import annotations
 
+import hashlib
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -18,20 +20,22 @@ from datetime import datetime
 from itertools import pairwise
 from typing import Any
 
+import numpy as np
+
+from graphmem.config import Settings
 from graphmem.ids import part, session_id
 from graphmem.ingest.embedding_rows import changed, embedding_rows
 from graphmem.ingest.layer import Job, Layer, LayerContext, LayerResult, VectorKind
+from graphmem.ingest.layers.events.boundary_model import MODEL_PATH
 from graphmem.ingest.layers.events.segmentation import (
     DEFAULT,
     SegmentationConfig,
     segment,
-    session_chunks,
-    warmed_embedder,
 )
 from graphmem.ingest.layers.events.topics import TurnTopic
+from graphmem.ingest.layers.turns import TurnIds
 from graphmem.models import SessionRecord
 from graphmem.prompts import boundary_description
-from graphmem.providers.embedder import Embedder
 from graphmem.store import Tx
 from graphmem.text import format_date, native_datetime, turn_line, turn_text
 
@@ -142,7 +146,7 @@ def rule_description(before: _EventView | None, after: _EventView, cut_lines: Se
 class EventLayer(Layer[EventPayload]):
     name = "events"
     scope = "session"
-    reads = ("ingest/events/conversation_events",)
+    reads = ("ingest/events/conversation_events", "ingest/turns/turn_vectors")
     writes = ("ingest/events/merge_events", "ingest/events/merge_boundaries",
               "ingest/events/set_event_embeddings", "ingest/events/link_events")
     prunes = ("ingest/events/prune_events",)
@@ -151,6 +155,11 @@ class EventLayer(Layer[EventPayload]):
     def __init__(self, context: LayerContext, config: SegmentationConfig = DEFAULT) -> None:
         super().__init__(context)
         self.config = config
+
+    @classmethod
+    def fingerprint(cls, settings: Settings) -> str:
+        """The boundary model decides where LLM-free events are cut."""
+        return hashlib.sha256(MODEL_PATH.read_bytes()).hexdigest()[:12]
 
     def prepare(self, job: Job) -> EventPayload:
         space, conv, cid = job.space, job.conversation, job.conversation_id
@@ -161,13 +170,11 @@ class EventLayer(Layer[EventPayload]):
                       if row["boundary_id"]})
         views = [self._stored_view(row) for row in stored
                  if row["session_id"] not in set(payload.session_ids)]
-        turns = job.handoff("turns").by_source
-        for chunk in session_chunks(conv.sessions):
-            embedder = warmed_embedder(chunk, self.embedder) if self.llm is None \
-                else self.embedder
-            for session in chunk:
-                views.extend(self._session_events(space, conv.key, session, payload, turns,
-                                                  name_tokens(conv.speakers), embedder))
+        handed = job.handoff("turns")
+        vectors = handed.every_vector(self.store, space, cid)  # segmentation compares these
+        for session in conv.sessions:
+            views.extend(self._session_events(space, conv.key, session, payload, handed,
+                                              vectors, name_tokens(conv.speakers)))
         views.sort(key=_EventView.sort_key)
         texts: dict[str, str] = {row["id"]: row["summary"] for row in payload.events}
         for i, view in enumerate(views):
@@ -195,14 +202,15 @@ class EventLayer(Layer[EventPayload]):
                           [t["id"] for t in row["last_turns"]], row["p_eb"])
 
     def _session_events(self, space: str, conv_key: str, session: SessionRecord,
-                        payload: EventPayload, turn_ids: dict[str, str],
-                        names: frozenset[str], embedder: Embedder) -> list[_EventView]:
+                        payload: EventPayload, handed: TurnIds, vectors: dict[str, Any],
+                        names: frozenset[str]) -> list[_EventView]:
         turns = list(session.turns)
         if not turns:
             return []
         sid = session_id(space, conv_key, session.key)
         result = segment([turn_text(t.text, t.image_caption) for t in turns],
-                         embedder, self.config, self.llm)
+                         self.embedder, self.config, self.llm, turn_vectors=np.asarray(
+                             [vectors[t.source_id] for t in turns], dtype=np.float32))
         payload.fallbacks.extend(f"{conv_key}/{session.key} {note}" for note in result.notes)
         starts = [0, *result.boundaries, len(turns)]
         views = []
@@ -210,7 +218,7 @@ class EventLayer(Layer[EventPayload]):
             span = turns[a:b]
             topics, words, summary = summarise(result.topics[a:b], names)
             eid = event_id(space, conv_key, session.key, span[0].source_id)
-            ids = [turn_ids[t.source_id] for t in span]
+            ids = [handed.by_source[t.source_id] for t in span]
             name = (topics[0] if topics else (words[0] if words else "event"))[:40]
             payload.events.append({
                 "id": eid, "session_id": sid, "conversation_id": payload.conversation_id,

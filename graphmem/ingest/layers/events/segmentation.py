@@ -1,22 +1,25 @@
 """ES-Mem event segmentation (seed 000): topic coherence, then intent refinement.
 
-Stage 1 describes every turn by a topic text (LLM: a short topic and keywords, conditioned on
-the previous turn's description; LLM-free: the turn's spaCy keywords, the turn itself and the
-previous turn's keywords), embeds it, and measures the coupling of adjacent descriptions by the
-Gaussian mutual information I = -1/2 log(1 - rho^2) of their dimensions. Cuts whose I lies in
-the lowest quantile q are candidates.
+Stage 1 measures how strongly adjacent turns are coupled by the Gaussian mutual information
+I = -1/2 log(1 - rho^2) of their vectors' dimensions; cuts whose I lies in the lowest quantile
+q are candidates. With an LLM, each turn is described by a short topic and keywords
+(conditioned on the previous turn's description) and the descriptions are embedded. LLM-free,
+the turns' own vectors are used, those the turns layer stores: nothing is embedded again.
+Embedding a topic line per turn instead ("topic (keywords): text", ``stage_one="topics"``)
+cost 2.3x the turns' word pieces and scored no better (``benchmarks/segmentation_signals.py``).
 
 Stage 2 looks at the L turns either side of each candidate and keeps it when the probability
 that the right side opens a new event, p_eb, reaches a threshold. With an LLM, p_eb comes from
 its most and least fitting intent labels (see :mod:`graphmem.prompts.intent`); without one,
-from a logistic model over features of the two windows (:mod:`boundary_model`).
+from a logistic model over features of the two windows (:mod:`boundary_model`), whose
+similarities come from the turn vectors too.
 
 A boundary is the index of the turn that starts a new event (0 is never one).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 
@@ -24,11 +27,9 @@ import numpy as np
 
 from graphmem.ingest.layers.events.boundary_model import BoundaryModel, cut_features, load_model
 from graphmem.ingest.layers.events.topics import MAX_KEYWORDS, TurnTopic, rule_topics, topic_texts
-from graphmem.models import SessionRecord
 from graphmem.prompts import intent, turn_topic
-from graphmem.providers.embedder import Embedder, MemoEmbedder, Vectors
+from graphmem.providers.embedder import Embedder, Vectors
 from graphmem.providers.llm import LLM
-from graphmem.text import turn_text
 
 
 @dataclass(frozen=True)
@@ -38,6 +39,7 @@ class SegmentationConfig:
     tau: float = 0.75  # Stage 2 threshold on p_eb for the LLM's labels
     tau_rules: float | None = None  # threshold for the LLM-free model; None: its calibrated one
     refine: bool = True  # False: Stage 1 alone (every candidate is a boundary)
+    stage_one: str = "turns"  # LLM-free Stage 1 on the turn vectors, or "topics": topic lines
 
 
 DEFAULT = SegmentationConfig()
@@ -77,14 +79,13 @@ def candidate_cuts(mi: np.ndarray, q: float) -> list[int]:
     return [t + 1 for t, value in enumerate(mi) if value <= threshold]
 
 
-def stage_one(texts: Sequence[str], topics: Sequence[TurnTopic], embedder: Embedder,
-              q: float) -> tuple[np.ndarray, list[int], Vectors]:
-    """MI per cut, the candidate cuts and the topic vectors."""
+def stage_one(texts: Sequence[str], topics: Sequence[TurnTopic],
+              embedder: Embedder) -> tuple[np.ndarray, Vectors]:
+    """MI per cut over the embedded topic lines (``stage_one="topics"``), and their vectors."""
     if not texts:
-        return np.zeros(0), [], np.zeros((0, embedder.dimensions), dtype=np.float32)
+        return np.zeros(0), np.zeros((0, embedder.dimensions), dtype=np.float32)
     vectors = embedder.embed(topic_texts(texts, topics))
-    mi = pearson_mi(vectors)
-    return mi, candidate_cuts(mi, q), vectors
+    return pearson_mi(vectors), vectors
 
 
 def llm_topics(texts: Sequence[str], llm: LLM, fallbacks: list[str]
@@ -113,62 +114,38 @@ def llm_topics(texts: Sequence[str], llm: LLM, fallbacks: list[str]
     return out, fell_back
 
 
-WARM_TURNS = 2000  # turns warmed at once: a long log's texts and vectors are not all held
-
-
-def session_chunks(sessions: Sequence[SessionRecord],
-                   turns: int = WARM_TURNS) -> list[list[SessionRecord]]:
-    """Consecutive sessions in groups of at most ``turns`` turns (a longer session alone)."""
-    chunks: list[list[SessionRecord]] = []
-    size = 0
-    for session in sessions:
-        if chunks and size + len(session.turns) <= turns:
-            chunks[-1].append(session)
-            size += len(session.turns)
-        else:
-            chunks.append([session])
-            size = len(session.turns)
-    return chunks
-
-
-def warmed_embedder(sessions: Sequence[SessionRecord], embedder: Embedder) -> Embedder:
-    """``embedder`` behind a memory already holding what the LLM-free :func:`segment` embeds
-    for each of ``sessions`` (the Stage 1 topic lines and the turns' texts), embedded in one
-    batch: a conversation's 19 sessions embedded one by one took 1.7x as long, the model's
-    batches being short and uneven. The topics are taken once for all turns too."""
-    texts = [[turn_text(t.text, t.image_caption) for t in s.turns] for s in sessions]
-    topics = rule_topics([text for group in texts for text in group])
-    lines: list[str] = []
-    start = 0
-    for group in texts:
-        lines.extend(topic_texts(group, topics[start:start + len(group)]))
-        start += len(group)
-    wanted = list(dict.fromkeys(lines + [text for group in texts for text in group]))
-    memo = MemoEmbedder(embedder, capacity=len(wanted) + 1)
-    memo.embed(wanted)
-    return memo
-
-
 def segment(texts: Sequence[str], embedder: Embedder, config: SegmentationConfig = DEFAULT,
-            llm: LLM | None = None, model: BoundaryModel | None = None) -> Segmentation:
-    """Both stages over one sequence of turns (a session)."""
+            llm: LLM | None = None, model: BoundaryModel | None = None,
+            turn_vectors: Vectors | None = None) -> Segmentation:
+    """Both stages over one sequence of turns (a session). ``turn_vectors`` holds a row per
+    turn (the turns layer's own vectors); without them ``embedder`` embeds the texts.
+    ``embedder`` also embeds whatever topic descriptions Stage 1 reads (the LLM's, or the
+    topic lines of ``stage_one="topics"``)."""
     fallbacks: list[str] = []
+    known: list[Vectors] = []
+
+    def vectors() -> Vectors:
+        if not known:
+            known.append(embedder.embed(list(texts)) if turn_vectors is None else turn_vectors)
+        return known[0]
+
     if llm is not None:
         topics, fell_back = llm_topics(texts, llm, fallbacks)
         # LLM topics are embedded alone; a turn that fell back is embedded as the rules do
         rule_lines = topic_texts(texts, topics)
-        vectors = embedder.embed([rule_lines[i] if i in fell_back else t.describe() or texts[i]
-                                  for i, t in enumerate(topics)])
-        mi = pearson_mi(vectors)
-        candidates = candidate_cuts(mi, config.q)
+        mi = pearson_mi(embedder.embed([rule_lines[i] if i in fell_back
+                                        else t.describe() or texts[i]
+                                        for i, t in enumerate(topics)]))
     else:
         topics = rule_topics(texts)
-        mi, candidates, _ = stage_one(texts, topics, embedder, config.q)
+        mi = stage_one(texts, topics, embedder)[0] if config.stage_one == "topics" \
+            else pearson_mi(vectors())
+    candidates = candidate_cuts(mi, config.q)
     result = Segmentation(list(candidates), candidates, [float(v) for v in mi], topics)
     if config.refine and candidates:
-        result.p_eb = (_refine_llm(texts, candidates, config, llm, fallbacks, embedder, topics, mi,
-                                   model) if llm is not None
-                       else _refine_rules(texts, candidates, config, embedder, topics, mi, model))
+        result.p_eb = (_refine_llm(texts, candidates, config, llm, fallbacks, vectors, topics,
+                                   mi, model) if llm is not None
+                       else _refine_rules(texts, candidates, config, vectors(), topics, mi, model))
         threshold = config.tau if llm is not None else _rules_threshold(config, model)
         result.boundaries = [c for c in candidates if result.p_eb[c] >= threshold]
     result.fallbacks = len(fallbacks)
@@ -183,16 +160,15 @@ def _rules_threshold(config: SegmentationConfig, model: BoundaryModel | None) ->
 
 
 def _refine_rules(texts: Sequence[str], candidates: Sequence[int], config: SegmentationConfig,
-                  embedder: Embedder, topics: Sequence[TurnTopic], mi: np.ndarray,
+                  vectors: Vectors, topics: Sequence[TurnTopic], mi: np.ndarray,
                   model: BoundaryModel | None) -> dict[int, float]:
     model = model or load_model()
-    vectors = embedder.embed(list(texts))
     return {c: model.probability(cut_features(c, texts, vectors, topics, mi, config.context))
             for c in candidates}
 
 
 def _refine_llm(texts: Sequence[str], candidates: Sequence[int], config: SegmentationConfig,
-                llm: LLM, fallbacks: list[str], embedder: Embedder,
+                llm: LLM, fallbacks: list[str], vectors: Callable[[], Vectors],
                 topics: Sequence[TurnTopic], mi: np.ndarray,
                 model: BoundaryModel | None) -> dict[int, float]:
     """p_eb from the LLM's labels; a candidate whose reply is unusable is decided by the rule
@@ -204,7 +180,7 @@ def _refine_llm(texts: Sequence[str], candidates: Sequence[int], config: Segment
     out = {cut: p for cut, p in zip(candidates, replies, strict=True) if p is not None}
     failed = [cut for cut in candidates if cut not in out]
     if failed:
-        rules = _refine_rules(texts, failed, config, embedder, topics, mi, model)
+        rules = _refine_rules(texts, failed, config, vectors(), topics, mi, model)
         threshold = _rules_threshold(config, model)
         for cut, p in rules.items():  # same decision as the rules path would take
             out[cut] = config.tau if p >= threshold else min(p, config.tau - 1e-6)

@@ -74,10 +74,8 @@ class SceneLayer(Layer[ScenePayload]):
     def prepare(self, job: Job) -> ScenePayload:
         space, conv, cid = job.space, job.conversation, job.conversation_id
         handed = job.handoff("turns")
-        vectors = {row["source_id"]: np.asarray(row["embedding"], dtype=np.float32)
-                   for row in self.store.read("ingest/turns/turn_vectors", space=space,
-                                              conversation_id=cid)}
-        vectors.update({k: np.asarray(v, dtype=np.float32) for k, v in handed.vectors.items()})
+        vectors = {k: np.asarray(v, dtype=np.float32) for k, v in
+                   handed.every_vector(self.store, space, cid).items()}
         called = speaker_aliases((t.speaker, t.text) for s in conv.sessions for t in s.turns)
         cast = Cast([display_name(s) for s in conv.speakers],
                     aliases={display_name(s): names for s, names in called.items()})
