@@ -208,6 +208,10 @@ class EventLayer(Layer[EventPayload]):
         if not turns:
             return []
         sid = session_id(space, conv_key, session.key)
+        absent = [t for t in turns if t.source_id not in vectors]  # none unless one was lost
+        if absent:  # embedded as the turns layer embeds them, so the cuts come out the same
+            vectors.update(zip([t.source_id for t in absent], self.embedder.embed(
+                [turn_line(t.speaker, t.text, t.image_caption) for t in absent]), strict=True))
         result = segment([turn_text(t.text, t.image_caption) for t in turns],
                          self.embedder, self.config, self.llm, turn_vectors=np.asarray(
                              [vectors[t.source_id] for t in turns], dtype=np.float32))
