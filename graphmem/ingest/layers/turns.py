@@ -16,6 +16,7 @@ from graphmem.ids import session_id, speaker_id, turn_id
 from graphmem.ingest.embedding_rows import BATCH, changed, embedding_rows
 from graphmem.ingest.layer import Job, Layer, LayerResult, VectorKind
 from graphmem.models import ConversationRecord
+from graphmem.providers.embedder import Embedder
 from graphmem.store import GraphStore, Tx
 from graphmem.text import turn_line
 
@@ -28,14 +29,20 @@ class TurnIds:
     by_source: dict[str, str]
     vectors: dict[str, Any] = field(default_factory=dict)
 
-    def every_vector(self, store: GraphStore, space: str,
-                     conversation_id: str) -> dict[str, Any]:
-        """The vector of every turn, by input turn id: those computed in this run, and the
-        graph's for the others, read once for all the layers of the run that ask."""
+    def every_vector(self, store: GraphStore, job: Job, embedder: Embedder) -> dict[str, Any]:
+        """The vector of every turn of ``job``, by input turn id: those computed in this run,
+        the graph's for the others (read once for all the layers of the run that ask), and
+        for a turn with neither, its line embedded as :class:`TurnsLayer` embeds it."""
         if any(source not in self.vectors for source in self.by_source):
-            for row in store.read("ingest/turns/turn_vectors", space=space,
-                                  conversation_id=conversation_id):
+            for row in store.read("ingest/turns/turn_vectors", space=job.space,
+                                  conversation_id=job.conversation_id):
                 self.vectors.setdefault(row["source_id"], row["embedding"])
+        absent = [t for s in job.conversation.sessions for t in s.turns
+                  if t.source_id not in self.vectors]
+        if absent:
+            fresh = embedder.embed([turn_line(t.speaker, t.text, t.image_caption)
+                                    for t in absent])
+            self.vectors.update(zip([t.source_id for t in absent], fresh, strict=True))
         return self.vectors
 
 

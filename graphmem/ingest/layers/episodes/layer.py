@@ -91,7 +91,7 @@ class EpisodeLayer(Layer[EpisodePayload]):
     def prepare(self, job: Job) -> EpisodePayload:
         space, conv, cid = job.space, job.conversation, job.conversation_id
         handed = job.handoff("turns")
-        stored = handed.every_vector(self.store, space, cid)
+        stored = handed.every_vector(self.store, job, self.embedder)
         turns = [(s, t) for s in conv.sessions for t in s.turns]
         payload = EpisodePayload()
         if not turns:

@@ -171,7 +171,7 @@ class EventLayer(Layer[EventPayload]):
         views = [self._stored_view(row) for row in stored
                  if row["session_id"] not in set(payload.session_ids)]
         handed = job.handoff("turns")
-        vectors = handed.every_vector(self.store, space, cid)  # segmentation compares these
+        vectors = handed.every_vector(self.store, job, self.embedder)  # segmentation compares these
         for session in conv.sessions:
             views.extend(self._session_events(space, conv.key, session, payload, handed,
                                               vectors, name_tokens(conv.speakers)))
@@ -208,10 +208,6 @@ class EventLayer(Layer[EventPayload]):
         if not turns:
             return []
         sid = session_id(space, conv_key, session.key)
-        absent = [t for t in turns if t.source_id not in vectors]  # none unless one was lost
-        if absent:  # embedded as the turns layer embeds them, so the cuts come out the same
-            vectors.update(zip([t.source_id for t in absent], self.embedder.embed(
-                [turn_line(t.speaker, t.text, t.image_caption) for t in absent]), strict=True))
         result = segment([turn_text(t.text, t.image_caption) for t in turns],
                          self.embedder, self.config, self.llm, turn_vectors=np.asarray(
                              [vectors[t.source_id] for t in turns], dtype=np.float32))

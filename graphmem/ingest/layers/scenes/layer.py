@@ -75,7 +75,7 @@ class SceneLayer(Layer[ScenePayload]):
         space, conv, cid = job.space, job.conversation, job.conversation_id
         handed = job.handoff("turns")
         vectors = {k: np.asarray(v, dtype=np.float32) for k, v in
-                   handed.every_vector(self.store, space, cid).items()}
+                   handed.every_vector(self.store, job, self.embedder).items()}
         called = speaker_aliases((t.speaker, t.text) for s in conv.sessions for t in s.turns)
         cast = Cast([display_name(s) for s in conv.speakers],
                     aliases={display_name(s): names for s, names in called.items()})
