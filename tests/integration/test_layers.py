@@ -113,3 +113,32 @@ def stored_or_parsed(memory: Memory) -> list[Any]:
 
     return list(parse_file(SAMPLE, "json", max_turn_chars=memory.settings.max_turn_chars)
                 .conversations)
+
+
+def test_layers_reading_turn_vectors_embed_a_turn_whose_vector_is_gone(
+        memory: Memory, space: str) -> None:
+    """Events, scenes and episodes read the turns' stored vectors; a turn that has lost its
+    vector is embedded as the turns layer embeds it, so the layers come out as for a space
+    whose vectors are all there, and nothing is written back to the turn."""
+    intact = f"{space}-intact"
+    try:
+        for name in (space, intact):
+            memory.ingest(SAMPLE, space=name, layers="")
+        records, _, _ = memory.store.driver.execute_query(
+            "MATCH (t:Turn {space: $space}) WITH t ORDER BY t.id LIMIT 2 "
+            "REMOVE t.embedding RETURN t.id AS id", space=space,
+            database_=memory.store.database)
+        assert len(records) == 2
+        kinds = ("events", "boundaries", "scenes", "episodic units")
+        counts = {name: memory.add_layers(name, "events,scenes,episodes")
+                  for name in (space, intact)}
+        assert [counts[space].count(k) for k in kinds] == \
+            [counts[intact].count(k) for k in kinds]
+        assert counts[space].count("events") >= 3 and counts[space].count("scenes") >= 2
+        missing, _, _ = memory.store.driver.execute_query(
+            "MATCH (t:Turn {space: $space}) WHERE t.embedding IS NULL RETURN count(t) AS n",
+            space=space, database_=memory.store.database)
+        assert missing[0]["n"] == 2
+        assert memory.search("greyhound", space=space, strategy="esmem").hits
+    finally:
+        memory.delete_space(intact)
