@@ -26,6 +26,7 @@ from ranker_transfer import samples as collect_samples
 
 import graphmem.retrieve.fused.space_vectors as space_vectors_module
 import graphmem.training.ranker as ranker_module
+from graphmem.ingest.embedding_rows import mean_vector
 from graphmem.retrieve.fused.space_vectors import DenseUnits, SpaceVectors
 from graphmem.training import transfer
 from graphmem.training.samples import Sample
@@ -39,9 +40,7 @@ def composed(units: DenseUnits, turns: DenseUnits) -> DenseUnits:
     for n, members in enumerate(units.turn_ids):
         rows = [at[t] for t in members if t in at]
         if rows:
-            mean = turns.vectors[rows].mean(axis=0)
-            norm = float(np.linalg.norm(mean))
-            matrix[n] = mean / norm if norm > 0 else mean
+            matrix[n] = mean_vector(turns.vectors[rows])
     return DenseUnits(units.ids, matrix, units.turn_ids, units.hashes)
 
 

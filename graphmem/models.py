@@ -331,6 +331,7 @@ class ReembedTally:
     current: int = 0  # made by the configured embedder already: nothing to do
     refreshed: int = 0  # changed between staging and the swap: computed at the swap
     swapped: int = 0  # staged vectors moved in
+    composed: int = 0  # averaged again from their turns' new vectors at the swap (no model)
 
 
 @dataclass
@@ -349,9 +350,11 @@ class ReembedReport:
         kept = sum(t.resumed for t in self.spaces)
         current = sum(t.current for t in self.spaces)
         total = sum(t.vectors for t in self.spaces)
+        composed = sum(t.composed for t in self.spaces)
         lines = [f"re-embedded {len(self.spaces)} space(s) with {self.embedder} "
-                 f"({self.dimensions}-d): {total} vectors, {computed} computed, {kept} staged "
-                 f"by an earlier run, {current} current already ({self.seconds:.1f}s)"]
+                 f"({self.dimensions}-d): {total} vectors, {computed} computed, {composed} "
+                 f"averaged from their turns, {kept} staged by an earlier run, {current} "
+                 f"current already ({self.seconds:.1f}s)"]
         if self.indexes_rebuilt:
             lines.append(f"the vector indexes were made again for {self.dimensions}-d vectors")
         return "\n".join(lines)

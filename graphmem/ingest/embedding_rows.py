@@ -3,13 +3,19 @@
 Every embedded node stores ``embedded_hash``, a digest of the embedder's name and the text it
 encodes; a node whose stored hash matches keeps its vector. Rows come out ready for the
 ``set_*embeddings`` statements: ``{id, embedding, embedded_hash}``.
+
+A unit whose vector is composed from its turns' vectors (a CAST scene: the length-1 mean of
+them, no model pass) stores :func:`composed_hash` instead: the embedder's name and the hashes
+of the turn vectors it averages, so it changes whenever one of those does.
 """
 
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
+
+import numpy as np
 
 from graphmem.errors import ConfigurationError
 from graphmem.providers.embedder import Embedder
@@ -19,6 +25,20 @@ BATCH = 256
 
 def embedding_hash(embedder: Embedder, text: str) -> str:
     return hashlib.sha256(f"{embedder.name}\n{text}".encode()).hexdigest()[:24]
+
+
+def composed_hash(embedder: Embedder, turn_hashes: Iterable[str | None]) -> str:
+    """The hash of a vector averaged from turn vectors with these hashes (in any order)."""
+    joined = "\n".join(sorted(h or "" for h in turn_hashes))
+    return hashlib.sha256(
+        f"{embedder.name}\nmean of turn vectors\n{joined}".encode()).hexdigest()[:24]
+
+
+def mean_vector(vectors: Sequence[Any] | np.ndarray) -> np.ndarray:
+    """The mean of ``vectors`` scaled to length 1 (float32; a zero mean stays zero)."""
+    mean: np.ndarray = np.asarray(vectors, dtype=np.float32).mean(axis=0)
+    norm = float(np.linalg.norm(mean))
+    return mean / np.float32(norm) if norm > 0 else mean
 
 
 def changed(embedder: Embedder, texts: Mapping[str, str],

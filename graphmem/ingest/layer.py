@@ -59,11 +59,22 @@ class VectorKind:
     ``fields``, hash and staged hash (``cypher/admin/reembed/vector_texts.cypher`` serves
     graphmem's own labels), and ``text`` rebuilds from ``fields``
     the exact text ingestion embedded, so ``graphmem reembed`` computes every vector again
-    without deriving anything again."""
+    without deriving anything again.
+
+    A ``composed`` kind embeds no text: its vector is the length-1 mean of the vectors of the
+    turns it comes from (``FROM_TURN``), with :func:`~graphmem.ingest.embedding_rows.
+    composed_hash`. ``graphmem reembed`` makes it again from the turns' new vectors once they
+    are in; its ``statement`` reads the node's key, id, hash and its turns' keys and hashes
+    (``cypher/admin/reembed/composed_units.cypher`` serves any label)."""
 
     label: str
     text: Callable[[Mapping[str, Any]], str] = field_text
     statement: str = "admin/reembed/vector_texts"
+    composed: bool = False
+
+    def __post_init__(self) -> None:
+        if self.composed and self.statement == "admin/reembed/vector_texts":
+            object.__setattr__(self, "statement", "admin/reembed/composed_units")
 
 
 @dataclass(frozen=True)

@@ -13,6 +13,8 @@ from what the node stores. Per space, in three steps:
 2. **Swap.** One transaction takes the space's write lock, reads the texts again, computes
    the few that changed since they were staged, moves the staged vectors in, records the
    new embedder on the space and gives it a new revision, so every cache reads afresh.
+   Vectors composed from turns' vectors (a CAST scene's: :attr:`VectorKind.composed`) are
+   made there too, from the turns' new vectors once those are in: a mean, no model pass.
 3. **Indexes.** When the dimension changes, Neo4j's vector indexes (one per label, shared by
    every space of the database) are made again for it once every space has swapped: a
    dimension change therefore re-embeds all spaces. Until then a small space is searched by
@@ -32,7 +34,7 @@ from tqdm import tqdm
 from graphmem.config import Settings
 from graphmem.errors import ConfigurationError, InputError
 from graphmem.ids import check_space
-from graphmem.ingest.embedding_rows import BATCH, embedding_hash
+from graphmem.ingest.embedding_rows import BATCH, composed_hash, embedding_hash, mean_vector
 from graphmem.ingest.layer import VectorKind
 from graphmem.ingest.layers import LAYERS
 from graphmem.models import ReembedReport, ReembedTally
@@ -112,6 +114,10 @@ class Reembedder:
                 raise InputError(f"space {space!r} does not exist", field="space")
         return list(dict.fromkeys(spaces))
 
+    @property
+    def embedded_kinds(self) -> list[VectorKind]:
+        return [kind for kind in self.kinds if not kind.composed]
+
     def _read(self, run: Callable[..., list[dict[str, Any]]], space: str,
               kind: VectorKind) -> list[Stored]:
         out = []
@@ -131,7 +137,7 @@ class Reembedder:
 
     def _stage(self, space: str, tally: ReembedTally) -> None:
         todo: list[Stored] = []
-        for kind in self.kinds:
+        for kind in self.embedded_kinds:
             for item in self._read(self.store.read, space, kind):
                 tally.vectors += 1
                 if item.staged == item.wanted:
@@ -158,7 +164,7 @@ class Reembedder:
         tx.run("ingest/lock_space", space=space, embedder=None)
         moved: list[dict[str, Any]] = []
         changed: list[Stored] = []
-        for kind in self.kinds:
+        for kind in self.embedded_kinds:
             for item in self._read(tx.run, space, kind):
                 if item.staged == item.wanted or (item.held == item.wanted
                                                   and item.staged is not None):
@@ -174,5 +180,32 @@ class Reembedder:
             tx.run("admin/reembed/set_vectors", space=space,
                    rows=self._vectors(changed[start:start + self.batch]))
         tally.refreshed = len(changed)
+        self._compose(tx, tally)
         tx.run("admin/reembed/stamp_embedder", space=space, embedder=self.embedder.name)
         tx.record(space, f"re-embedded with {self.embedder.name}")
+
+    def _compose(self, tx: Tx, tally: ReembedTally) -> None:
+        """Composed vectors whose turns' vectors changed, averaged again from the new ones
+        (after those moved in, in the same transaction)."""
+        space = tally.space
+        todo: list[tuple[str, list[str], str]] = []
+        for kind in self.kinds:
+            if not kind.composed:
+                continue
+            for row in tx.run(kind.statement, space=space, kind=kind.label.lower()):
+                tally.vectors += 1
+                wanted = composed_hash(self.embedder, row["turn_hashes"])
+                if row["hash"] == wanted:
+                    tally.current += 1
+                else:
+                    todo.append((row["key"], row["turn_keys"], wanted))
+        for start in range(0, len(todo), self.batch):
+            batch = todo[start:start + self.batch]
+            keys = sorted({key for _, turns, _ in batch for key in turns})
+            held = {row["key"]: row["embedding"] for row in tx.run(
+                "admin/reembed/turn_vectors", space=space, keys=keys)}
+            rows = [{"key": key, "hash": wanted,
+                     "embedding": mean_vector([held[t] for t in turns if t in held]).tolist()}
+                    for key, turns, wanted in batch if any(t in held for t in turns)]
+            tx.run("admin/reembed/set_vectors", space=space, rows=rows)
+            tally.composed += len(rows)

@@ -1,7 +1,8 @@
 """CAST on the real Neo4j, over a small hand-made conversation: a grandmother who is talked
 about but never speaks is a supporting character; a winter talk about baking and a summer
 talk about chess are separate scenes; profiles list a character's scenes in time order;
-re-ingest changes nothing and appending a session re-embeds only what it changes; the
+a scene's vector is the mean of its turns'; re-ingest changes nothing and appending a
+session re-embeds only what it changes; the
 fusion moves scene-backed semantic hits to the front and adds nothing, while `cast-scenes`
 may add a scene's turns."""
 
@@ -11,7 +12,10 @@ import json
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from graphmem.client import Memory
+from graphmem.ingest.embedding_rows import composed_hash, mean_vector
 from graphmem.retrieve.base import Query, RetrievalContext, space_state
 from graphmem.retrieve.cast import CastSearch, promote
 from graphmem.retrieve.registry import get_strategy
@@ -49,6 +53,14 @@ def test_characters_roles_and_scenes(memory: Memory, space: str) -> None:
                          RETURN DISTINCT s.key } AS sessions""", space=space)
     assert all(len(s["sessions"]) == 1 and s["embedded"] for s in scenes)
     assert {s["sessions"][0] for s in scenes} == {"winter", "summer"}
+    composed = query_rows(memory.store, """
+        MATCH (sc:Scene {space: $space})-[:FROM_TURN]->(t:Turn)
+        RETURN sc.embedding AS vector, sc.embedded_hash AS hash,
+               collect(t.embedding) AS turns, collect(t.embedded_hash) AS hashes""",
+                          space=space)
+    for row in composed:  # a scene's vector: its turns' mean, named by their hashes
+        assert row["hash"] == composed_hash(memory.embedder, row["hashes"])
+        assert np.allclose(row["vector"], mean_vector(row["turns"]), atol=1e-5)
     speakers = query_rows(memory.store, """
         MATCH (ch:Character {space: $space})-[:SPEAKS_AS]->(sp:Speaker)
         RETURN ch.name AS name, sp.name AS speaker ORDER BY name""", space=space)

@@ -10,7 +10,7 @@ import pytest
 
 from graphmem import cypher
 from graphmem.client import Memory
-from graphmem.ingest.embedding_rows import embedding_hash
+from graphmem.ingest.embedding_rows import composed_hash, embedding_hash
 from graphmem.ingest.layers.turns import stored_line
 from graphmem.providers.embedder import HashEmbedder
 from graphmem.store import GraphStore
@@ -41,12 +41,34 @@ def _texts(store: GraphStore, space: str, memory: Memory) -> None:
     for row in turns:  # the stored hash is the hash of the line the fields rebuild
         assert row["hash"] == embedding_hash(memory.embedder, stored_line(row["fields"]))
         assert row["staged"] is None and row["dimensions"] == 384
-    for kind in ("edu", "argument", "event", "boundary", "retrievalunit", "scene", "profile",
+    for kind in ("edu", "argument", "event", "boundary", "retrievalunit", "profile",
                  "episode"):
         rows = store.read("admin/reembed/vector_texts", space=space, kind=kind)
         assert rows and all(r["fields"]["text"] for r in rows), kind
-    assert store.read("admin/reembed/vector_texts", space=space, kind="nothing") == []
+    for kind in ("scene", "nothing"):  # a scene's vector embeds no text: composed_units
+        assert store.read("admin/reembed/vector_texts", space=space, kind=kind) == []
     assert store.read("admin/reembed/vector_texts", space=space + "-x", kind="turn") == []
+
+
+@case("admin/reembed/composed_units")
+@case("admin/reembed/turn_vectors")
+def _composed(store: GraphStore, space: str, memory: Memory) -> None:
+    scenes = store.read("admin/reembed/composed_units", space=space, kind="scene")
+    assert scenes and [r["id"] for r in scenes] == sorted(r["id"] for r in scenes)
+    turns = {r["key"]: r for r in turn_rows(store, space)}
+    for row in scenes:  # every scene's turns, their hashes beside them, its hash from them
+        assert row["turn_keys"] and set(row["turn_keys"]) <= set(turns)
+        assert row["turn_hashes"] == [turns[k]["hash"] for k in row["turn_keys"]]
+        assert row["hash"] == composed_hash(memory.embedder, row["turn_hashes"])
+        assert row["staged"] is None
+    assert store.read("admin/reembed/composed_units", space=space, kind="nothing") == []
+    assert store.read("admin/reembed/composed_units", space=space + "-x", kind="scene") == []
+    keys = scenes[0]["turn_keys"]
+    found = store.read("admin/reembed/turn_vectors", space=space, keys=keys)
+    assert [r["key"] for r in found] == keys
+    for r in found:
+        assert r["embedding"] == node(store, r["key"])["embedding"]
+    assert store.read("admin/reembed/turn_vectors", space=space + "-x", keys=keys) == []
 
 
 @case("admin/reembed/stage_vectors")

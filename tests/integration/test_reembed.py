@@ -20,7 +20,7 @@ import pytest
 from graphmem.client import Memory
 from graphmem.config import Settings
 from graphmem.errors import ConfigurationError, MixedModelsError
-from graphmem.ingest.embedding_rows import embedding_hash
+from graphmem.ingest.embedding_rows import composed_hash, embedding_hash, mean_vector
 from graphmem.ingest.reembed import vector_kinds
 from graphmem.neo4j_server.local import LocalNeo4j
 from graphmem.providers.embedder import Embedder, HashEmbedder
@@ -33,16 +33,22 @@ VECTOR_KEYS = ("embedding", "embedded_hash", "embedder")
 
 
 def vectors(store: GraphStore, space: str) -> dict[str, dict[str, Any]]:
-    """Every embedded node of the space by id: its text as re-embedding rebuilds it, its
-    vector, hash and whatever is staged."""
+    """Every embedded node of the space by id: its text as re-embedding rebuilds it (for a
+    vector composed from turns: the keys of those turns instead), its vector, hash and
+    whatever is staged."""
     out: dict[str, dict[str, Any]] = {}
     for kind in vector_kinds():
         for row in store.read(kind.statement, space=space, kind=kind.label.lower()):
             [node] = query_rows(store, "MATCH (n) WHERE elementId(n) = $key RETURN n.embedding "
                                 "AS embedding, n.embedding_next AS next", key=row["key"])
-            out[row["id"]] = {"text": kind.text(row["fields"]), "hash": row["hash"],
-                              "staged": row["staged"], **node}
+            made = ({"turns": row["turn_keys"], "turn_hashes": row["turn_hashes"]}
+                    if kind.composed else {"text": kind.text(row["fields"])})
+            out[row["id"]] = {**made, "hash": row["hash"], "staged": row["staged"], **node}
     return out
+
+
+def texts(found: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    return {k: v for k, v in found.items() if "text" in v}
 
 
 def derived(store: GraphStore, space: str) -> list[dict[str, Any]]:
@@ -55,11 +61,21 @@ def derived(store: GraphStore, space: str) -> list[dict[str, Any]]:
 def assert_all_from(store: GraphStore, space: str, embedder: Embedder,
                     sample: int = 12) -> None:
     found = vectors(store, space)
-    assert found and all(v["hash"] == embedding_hash(embedder, v["text"]) for v in found.values())
+    embedded = texts(found)
+    assert embedded and all(v["hash"] == embedding_hash(embedder, v["text"])
+                            for v in embedded.values())
     assert all(v["staged"] is None and v["next"] is None for v in found.values())
-    some = list(found.values())[::max(1, len(found) // sample)]
+    some = list(embedded.values())[::max(1, len(embedded) // sample)]
     expected = embedder.embed([v["text"] for v in some])
     assert np.allclose(np.array([v["embedding"] for v in some]), expected, atol=1e-6)
+    keys = sorted({t for v in found.values() for t in v.get("turns", [])})
+    by_key = {row["key"]: row["embedding"] for row in store.read(
+        "admin/reembed/turn_vectors", space=space, keys=keys)}
+    for v in found.values():  # a scene's vector: the mean of its turns' new vectors
+        if "turns" in v:
+            assert v["hash"] == composed_hash(embedder, v["turn_hashes"])
+            expected = mean_vector([by_key[t] for t in v["turns"]])
+            assert np.allclose(v["embedding"], expected, atol=1e-5)
 
 
 def hit_ids(memory: Memory, space: str) -> list[str]:
@@ -71,7 +87,9 @@ def test_a_space_moves_to_another_embedder_and_derives_nothing_again(
     memory.ingest(SAMPLE, space=space)
     before, found = derived(memory.store, space), hit_ids(memory, space)
     total = len(vectors(memory.store, space))
+    scenes = total - len(texts(vectors(memory.store, space)))
     assert total > 100  # every layer's kinds: turns, EDUs, arguments, events, units, ...
+    assert scenes > 0
     other = Memory(memory.settings, store=memory.store, embedder=HashEmbedder(384))
     try:
         # one embedder per space: the other one neither searches nor writes there
@@ -86,8 +104,8 @@ def test_a_space_moves_to_another_embedder_and_derives_nothing_again(
 
         report = other.reembed(space, after_batch=search_meanwhile)
         [tally] = report.spaces
-        assert (tally.vectors, tally.embedded, tally.swapped, tally.resumed) == \
-            (total, total, total, 0)
+        assert (tally.vectors, tally.embedded, tally.swapped, tally.resumed,
+                tally.composed) == (total, total - scenes, total - scenes, 0, scenes)
         assert during and all(ids == found for ids in during)
         assert_all_from(memory.store, space, HashEmbedder(384))
         assert derived(memory.store, space) == before  # nothing derived again
@@ -96,7 +114,8 @@ def test_a_space_moves_to_another_embedder_and_derives_nothing_again(
             memory.search(QUESTION, space=space)
         assert memory.history(space)[0].what == "re-embedded with hash-384"
         again = other.reembed([space])
-        assert (again.spaces[0].current, again.spaces[0].embedded) == (total, 0)
+        assert (again.spaces[0].current, again.spaces[0].embedded,
+                again.spaces[0].composed) == (total, 0, 0)
         other.add_messages(space, "sample", [{"role": "user", "content": "A new one."}])
         other.flush()
         assert_all_from(memory.store, space, HashEmbedder(384))
@@ -105,9 +124,10 @@ def test_a_space_moves_to_another_embedder_and_derives_nothing_again(
 
 
 def test_what_changes_while_staged_is_computed_at_the_swap(memory: Memory, space: str) -> None:
-    memory.ingest(SAMPLE, space=space, layers="turns")
+    memory.ingest(SAMPLE, space=space, layers="turns,scenes")
     other = Memory(memory.settings, store=memory.store, embedder=HashEmbedder(384))
-    turn = sorted(vectors(memory.store, space))[0]
+    turn = sorted(t for t in vectors(memory.store, space) if "#scene" not in t
+                  and "#profile" not in t)[0]
     corrected: list[bool] = []
 
     def correct_once(batch: int) -> None:  # the old embedder's writer changes a staged turn
@@ -118,7 +138,9 @@ def test_what_changes_while_staged_is_computed_at_the_swap(memory: Memory, space
     try:
         report = other.reembed(space, after_batch=correct_once)
         [tally] = report.spaces
-        assert tally.refreshed >= 1 and tally.swapped == tally.vectors - tally.refreshed
+        assert tally.refreshed >= 1 and tally.composed > 0
+        assert tally.swapped == tally.vectors - tally.refreshed - tally.composed
+        # the corrected turn's scenes are averaged from its vector of the new text
         assert_all_from(memory.store, space, HashEmbedder(384), sample=1000)
         assert "I changed my mind" in vectors(memory.store, space)[turn]["text"]
     finally:

@@ -3,7 +3,8 @@
 // (null when none). The key (elementId) addresses the node in the writes that follow, within
 // the same run. The text comes back as fields, which graphmem joins as ingestion did (a
 // turn's line is speaker, text and image caption). Params: $space, $kind (the label in
-// lower case: 'turn', 'edu', 'retrievalunit', ...).
+// lower case: 'turn', 'edu', 'retrievalunit', ...). A scene's vector embeds no text: see
+// `composed_units`.
 CALL () {
   WITH 1 AS one WHERE $kind = 'turn'
   MATCH (n:Turn {space: $space}) WHERE n.embedding IS NOT NULL
@@ -28,10 +29,6 @@ CALL () {
   WITH 1 AS one WHERE $kind = 'retrievalunit'
   MATCH (n:RetrievalUnit {space: $space}) WHERE n.embedding IS NOT NULL
   RETURN n, {text: n.text} AS fields
-  UNION ALL
-  WITH 1 AS one WHERE $kind = 'scene'
-  MATCH (n:Scene {space: $space}) WHERE n.embedding IS NOT NULL
-  RETURN n, {text: n.summary} AS fields
   UNION ALL
   WITH 1 AS one WHERE $kind = 'profile'
   MATCH (n:Profile {space: $space}) WHERE n.embedding IS NOT NULL

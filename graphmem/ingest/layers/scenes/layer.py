@@ -6,11 +6,14 @@ mentioned (per space; a speaker's is linked to its ``Speaker`` by ``SPEAKS_AS``)
 per scene (summary, time span, place, participants, embedding; ``FROM_TURN`` its turns;
 ``(Character)-[:IN_SCENE {role}]->(Scene)``) and a ``Profile`` per character and conversation
 (``HAS_PROFILE``; ``FEATURES {order, role}`` its scenes; embedded). A view's topic vector is
-the mean of its turns' embeddings, which the turns layer computed. With an LLM each scene's
-summary is one call; without one (or where a reply fails) it is extractive.
+the mean of its turns' embeddings, which the turns layer computed, and so is a scene's own
+vector: the length-1 mean of its turns' vectors, not a model pass over its summary (it
+measured level with the summary's on the leave-one-dataset-out matrix, ``docs/deploy.md``).
+With an LLM each scene's summary is one call; without one (or where a reply fails) it is
+extractive.
 
-Re-ingesting a conversation with a session appended rewrites the scenes it extends and embeds
-only scenes and profiles whose text changed.
+Re-ingesting a conversation with a session appended rewrites the scenes it extends, and
+writes only the scene vectors whose turns changed and embeds only profiles whose text did.
 """
 
 from __future__ import annotations
@@ -20,8 +23,15 @@ from typing import Any
 
 import numpy as np
 
+from graphmem.config import Settings
 from graphmem.ids import part, speaker_id
-from graphmem.ingest.embedding_rows import changed, embedding_rows
+from graphmem.ingest.embedding_rows import (
+    changed,
+    composed_hash,
+    embedding_hash,
+    embedding_rows,
+    mean_vector,
+)
 from graphmem.ingest.layer import Job, Layer, LayerContext, LayerResult, VectorKind
 from graphmem.ingest.layers.scenes.grouping import (
     Scene,
@@ -64,12 +74,18 @@ class SceneLayer(Layer[ScenePayload]):
               "ingest/scenes/merge_profiles", "ingest/scenes/set_scene_embeddings",
               "ingest/scenes/set_profile_embeddings")
     prunes = ("ingest/scenes/prune_scenes", "ingest/scenes/prune_characters")
-    vectors = (VectorKind("Scene"), VectorKind("Profile"))
+    vectors = (VectorKind("Scene", composed=True), VectorKind("Profile"))
     options_model = SceneOptions
 
     def __init__(self, context: LayerContext, config: SceneConfig | None = None) -> None:
         super().__init__(context)
         self.config = config or SceneConfig.of(self.read_options(context.settings))
+
+    @classmethod
+    def fingerprint(cls, settings: Settings) -> str:
+        """Scene vectors are their turns' mean (they embedded the summary before), so spaces
+        evaluated with summary vectors are not reused."""
+        return "scene-vectors:turn-mean"
 
     def prepare(self, job: Job) -> ScenePayload:
         space, conv, cid = job.space, job.conversation, job.conversation_id
@@ -86,6 +102,7 @@ class SceneLayer(Layer[ScenePayload]):
         payload = ScenePayload()
         summaries = self._summaries(scenes, cast.names, payload.fallbacks)
         ids = [f"{cid}#scene~{part(s.key, safe='~')}" for s in scenes]
+        members = {ids[i]: [t.source_id for t in s.turns] for i, s in enumerate(scenes)}
         entries: dict[str, list[tuple[int, str]]] = {}
         for i, (scene, text) in enumerate(zip(scenes, summaries, strict=True)):
             roles = scene.roles()
@@ -117,7 +134,7 @@ class SceneLayer(Layer[ScenePayload]):
                            for n, (i, role) in enumerate(featured)],
                 "source_ids": [t.source_id for t in quoted],
                 "source_turn_ids": [handed.by_source[t.source_id] for t in quoted]})
-        self._embed(job, payload)
+        self._embed(job, payload, members, vectors)
         return payload
 
     def _summaries(self, scenes: list[Scene], names: dict[str, str],
@@ -135,17 +152,26 @@ class SceneLayer(Layer[ScenePayload]):
         return [f"{header(s, names)}\n{reply}" if reply else rule
                 for s, reply, rule in zip(scenes, replies, rules, strict=True)]
 
-    def _embed(self, job: Job, payload: ScenePayload) -> None:
+    def _embed(self, job: Job, payload: ScenePayload, members: dict[str, list[str]],
+               vectors: dict[str, np.ndarray]) -> None:
+        """Each scene's vector from its turns' vectors (their hashes name them, as the turns
+        layer stored them), each profile's from the model; only where the hash changed."""
         known = {row["id"]: row["embedded_hash"] for row in self.store.read(
             "ingest/scenes/scene_embedding_hashes", space=job.space,
             conversation_id=job.conversation_id)}
-        scene_texts = {row["id"]: row["summary"] for row in payload.scenes}
+        turn_hashes = {t.source_id: embedding_hash(self.embedder, turn_line(
+            t.speaker, t.text, t.image_caption)) for s in job.conversation.sessions
+            for t in s.turns}
+        for scene_id, sources in members.items():
+            wanted = composed_hash(self.embedder, (turn_hashes[m] for m in sources))
+            if known.get(scene_id) != wanted:
+                payload.scene_embeddings.append({
+                    "id": scene_id, "embedded_hash": wanted,
+                    "embedding": mean_vector([vectors[m] for m in sources]).tolist()})
         profile_texts = {row["id"]: row["text"] for row in payload.profiles}
-        scene_todo = changed(self.embedder, scene_texts, known)
         profile_todo = changed(self.embedder, profile_texts, known)
-        payload.reused = (len(scene_texts) + len(profile_texts)
-                          - len(scene_todo) - len(profile_todo))
-        payload.scene_embeddings = embedding_rows(self.embedder, scene_todo, scene_texts)
+        payload.reused = (len(members) + len(profile_texts)
+                          - len(payload.scene_embeddings) - len(profile_todo))
         payload.profile_embeddings = embedding_rows(self.embedder, profile_todo, profile_texts)
 
     def result(self, payload: ScenePayload) -> LayerResult:
