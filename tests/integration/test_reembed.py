@@ -229,3 +229,23 @@ def test_a_new_dimension_reembeds_every_space_and_makes_the_indexes_again(
         assert second.search(QUESTION, space="alpha").hits
         second.ingest(SAMPLE, space="gamma", layers="turns")  # new spaces get 256-d vectors
         assert_all_from(second.store, "gamma", HashEmbedder(256))
+
+
+def test_a_scene_embedded_from_its_summary_is_averaged_from_its_turns(
+        memory: Memory, space: str) -> None:
+    """A space ingested while scenes embedded their summaries gets turn means from a
+    re-embedding with the same model, and only the scenes change."""
+    memory.ingest(SAMPLE, space=space, layers="turns,scenes")
+    [scene] = query_rows(memory.store, "MATCH (s:Scene {space: $space}) RETURN s.id AS id, "
+                         "s.summary AS summary ORDER BY s.id LIMIT 1", space=space)
+    old = memory.embedder.embed([scene["summary"]])[0].tolist()
+    memory.store.write("admin/reembed/set_vectors", space=space, rows=[{
+        "key": query_rows(memory.store, "MATCH (s:Scene {id: $id}) RETURN elementId(s) AS k",
+                          id=scene["id"])[0]["k"],
+        "embedding": old, "hash": embedding_hash(memory.embedder, scene["summary"])}])
+    report = memory.reembed(space)
+    [tally] = report.spaces
+    assert (tally.composed, tally.embedded, tally.current) == (1, 0, tally.vectors - 1)
+    assert "1 averaged from their turns" in report.summary()
+    assert_all_from(memory.store, space, memory.embedder, sample=1000)
+    assert vectors(memory.store, space)[scene["id"]]["embedding"] != pytest.approx(old)
