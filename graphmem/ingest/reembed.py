@@ -118,6 +118,10 @@ class Reembedder:
     def embedded_kinds(self) -> list[VectorKind]:
         return [kind for kind in self.kinds if not kind.composed]
 
+    @property
+    def composed_kinds(self) -> list[VectorKind]:
+        return [kind for kind in self.kinds if kind.composed]
+
     def _read(self, run: Callable[..., list[dict[str, Any]]], space: str,
               kind: VectorKind) -> list[Stored]:
         out = []
@@ -189,9 +193,7 @@ class Reembedder:
         (after those moved in, in the same transaction)."""
         space = tally.space
         todo: list[tuple[str, list[str], str]] = []
-        for kind in self.kinds:
-            if not kind.composed:
-                continue
+        for kind in self.composed_kinds:
             for row in tx.run(kind.statement, space=space, kind=kind.label.lower()):
                 tally.vectors += 1
                 wanted = composed_hash(self.embedder, row["turn_hashes"])

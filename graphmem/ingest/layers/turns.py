@@ -13,9 +13,9 @@ from typing import Any
 from tqdm import tqdm
 
 from graphmem.ids import session_id, speaker_id, turn_id
-from graphmem.ingest.embedding_rows import BATCH, changed, embedding_rows
+from graphmem.ingest.embedding_rows import BATCH, changed, embedding_hash, embedding_rows
 from graphmem.ingest.layer import Job, Layer, LayerResult, VectorKind
-from graphmem.models import ConversationRecord
+from graphmem.models import ConversationRecord, TurnRecord
 from graphmem.providers.embedder import Embedder
 from graphmem.store import GraphStore, Tx
 from graphmem.text import turn_line
@@ -40,8 +40,7 @@ class TurnIds:
         absent = [t for s in job.conversation.sessions for t in s.turns
                   if t.source_id not in self.vectors]
         if absent:
-            fresh = embedder.embed([turn_line(t.speaker, t.text, t.image_caption)
-                                    for t in absent])
+            fresh = embedder.embed([embedded_line(t) for t in absent])
             self.vectors.update(zip([t.source_id for t in absent], fresh, strict=True))
         return self.vectors
 
@@ -53,6 +52,16 @@ class TurnsPayload:
     turns: list[dict[str, Any]]
     embeddings: list[dict[str, Any]] = field(default_factory=list)
     unchanged: int = 0
+
+
+def embedded_line(turn: TurnRecord) -> str:
+    """The line a turn's vector embeds: its speaker, text and image caption."""
+    return turn_line(turn.speaker, turn.text, turn.image_caption)
+
+
+def vector_hash(embedder: Embedder, turn: TurnRecord) -> str:
+    """The ``embedded_hash`` the turns layer stores with the turn's vector."""
+    return embedding_hash(embedder, embedded_line(turn))
 
 
 def stored_line(fields: Mapping[str, Any]) -> str:
@@ -93,7 +102,7 @@ class TurnsLayer(Layer[TurnsPayload]):
                     "order": turn.order, "speaker": turn.speaker, "text": turn.text,
                     "source_id": turn.source_id, "image_caption": turn.image_caption,
                     "image_url": turn.image_url, "said_at": turn.said_at})
-                texts[tid] = turn_line(turn.speaker, turn.text, turn.image_caption)
+                texts[tid] = embedded_line(turn)
         known = {row["id"]: row["embedded_hash"] for row in self.store.read(
             "ingest/turns/turn_embedding_hashes", space=space, ids=list(texts))}
         todo = changed(self.embedder, texts, known)

@@ -28,7 +28,6 @@ from graphmem.ids import part, speaker_id
 from graphmem.ingest.embedding_rows import (
     changed,
     composed_hash,
-    embedding_hash,
     embedding_rows,
     mean_vector,
 )
@@ -45,6 +44,7 @@ from graphmem.ingest.layers.scenes.grouping import (
     view_vectors,
 )
 from graphmem.ingest.layers.scenes.views import build_views, turn_facts
+from graphmem.ingest.layers.turns import vector_hash
 from graphmem.prompts import scene_summary
 from graphmem.store import Tx
 from graphmem.text import Cast, character_key, display_name, speaker_aliases, turn_line
@@ -159,9 +159,8 @@ class SceneLayer(Layer[ScenePayload]):
         known = {row["id"]: row["embedded_hash"] for row in self.store.read(
             "ingest/scenes/scene_embedding_hashes", space=job.space,
             conversation_id=job.conversation_id)}
-        turn_hashes = {t.source_id: embedding_hash(self.embedder, turn_line(
-            t.speaker, t.text, t.image_caption)) for s in job.conversation.sessions
-            for t in s.turns}
+        turn_hashes = {t.source_id: vector_hash(self.embedder, t)
+                       for s in job.conversation.sessions for t in s.turns}
         for scene_id, sources in members.items():
             wanted = composed_hash(self.embedder, (turn_hashes[m] for m in sources))
             if known.get(scene_id) != wanted:
