@@ -71,6 +71,13 @@ def calibrate_segmenter(data: Path, q: float, out: Path | None) -> None:
               help="Per QMSum file, a sample of N whole conversations (ingesting all of "
               "QMSum takes hours).")
 @click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--bound", type=click.FloatRange(min=0.0), default=0.5, show_default=True,
+              help="Points of its held-out score any one dataset may lose against the "
+              "packing settings of the ranker in use; the matrix's best mean is refused when "
+              "it costs more.")
+@click.option("--guard/--no-guard", default=True, show_default=True,
+              help="Hold the choice to --bound against the ranker in use (GRAPHMEM_RANKER or "
+              "the shipped one).")
 @click.option("--out", type=OUT, default=None,
               help="Ranker file (.json; default: the one graphmem ships; trees are written "
               "beside it).")
@@ -79,14 +86,16 @@ def train_ranker(locomo: tuple[Path, ...], longmemeval: tuple[Path, ...],
                  friendsqa: tuple[Path, ...], qmsum: tuple[Path, ...], folds: int,
                  ablate: bool, objective: str, weigh_spans: bool, left_out: tuple[str, ...],
                  monotone: bool, limit: int | None, conversations: int | None, seed: int,
-                 out: Path | None) -> None:
+                 bound: float, guard: bool, out: Path | None) -> None:
     """Train the `graphmem` strategy's ranker on development splits, validated on whole
     conversations held out and, given two datasets or more, on each dataset held out
     entirely (the leave-one-dataset-out matrix, which chooses the packing exponent, the blend
     with the unlearned order and the window over neighbouring turns); the spaces are ingested
     (and reused) as `graphmem eval` does."""
     from graphmem.client import Memory
+    from graphmem.config import Settings
     from graphmem.retrieve.fused import SHIPPED
+    from graphmem.retrieve.fused.ranker import load_ranker
     from graphmem.training.ranker import LEFT_OUT, collect, feature_families, train
 
     unknown = sorted(set(left_out) - set(feature_families()))
@@ -96,6 +105,8 @@ def train_ranker(locomo: tuple[Path, ...], longmemeval: tuple[Path, ...],
     if not (locomo or longmemeval or friendsqa or qmsum):
         raise click.UsageError("give at least one of --locomo, --longmemeval, --friendsqa, "
                                "--qmsum")
+    configured = Settings().ranker  # the ranker in use, read before --out may overwrite it
+    in_use = load_ranker(str(configured) if configured else None).rule if guard else None
     with Memory(progress=True) as memory:
         samples = [s for path in locomo for s in collect(memory, "locomo", path, click.echo)]
         samples += [s for path in longmemeval for s in collect(
@@ -109,7 +120,7 @@ def train_ranker(locomo: tuple[Path, ...], longmemeval: tuple[Path, ...],
     sources = [p.name for p in (*locomo, *longmemeval, *friendsqa, *qmsum)]
     metrics = train(samples, folds, target, sources, click.echo, ablate,
                     objective, weigh_spans, monotone,  # type: ignore[arg-type]
-                    left_out or LEFT_OUT)
+                    left_out or LEFT_OUT, in_use, bound / 100)
     click.echo(f"wrote {target}: gamma {metrics['gamma']}, evidence reached by the "
                f"candidates {metrics['evidence_reached']:.1%}")
     for split, recall in metrics["out_of_fold"].items():
@@ -120,6 +131,12 @@ def train_ranker(locomo: tuple[Path, ...], longmemeval: tuple[Path, ...],
         window = (f"window {held['window']} turns either side, carry {held['carry']}"
                   if held["window"] else "no window")
         click.echo(f"  blend {held['blend']}, packing floor {held['floor']} tokens, {window}")
+        fenced = held.get("bounded")
+        if fenced and fenced["unbounded"] != fenced["guard"]:
+            refused = fenced["unbounded"] in fenced["refused"]
+            click.echo(f"  best mean {fenced['unbounded']}: "
+                       + ("refused, it costs a dataset more than " if refused else "within ")
+                       + f"{100 * fenced['bound']:.1f} points against {fenced['guard']}")
         for dataset, row in held["matrix"].items():
             click.echo(f"  {dataset} held out ({row['questions']} q): " + ", ".join(
                 f"@{b} {100 * r:.1f}%" for b, r in row["evidence"].items()))

@@ -256,14 +256,17 @@ def best_gamma(samples: Sequence[Sample], scores: Sequence[np.ndarray],
 def train(samples: Sequence[Sample], folds: int, out: Path, sources: list[str],
           log: Log = lambda _: None, ablate: bool = True,
           objective: Objective = "trees", weigh: bool = False,
-          monotone: bool = False, left_out: Sequence[str] = ()) -> dict[str, Any]:
+          monotone: bool = False, left_out: Sequence[str] = (),
+          guard: PackingRule | None = None, bound: float | None = None) -> dict[str, Any]:
     """Measure out of fold, then fit the shipped model (``objective``; ``weigh`` and
     ``monotone`` as :func:`fit`) on every question and write it to ``out``. With more than
     one dataset, the leave-one-dataset-out matrix (:mod:`transfer`) chooses the blend with
     the unlearned order and the packing floor. Beside it, for comparison, the held-out
     recall of the linear listwise ranker (of the trees when the shipped model is linear);
     ``ablate`` also refits without each feature family; ``left_out`` names families the
-    shipped model does without."""
+    shipped model does without; ``guard``, the packing settings in use, bounds what the
+    matrix may choose (no held-out dataset more than ``bound`` below them,
+    :data:`~graphmem.training.transfer.BOUND` by default)."""
     from graphmem.training import transfer
 
     fold = folds_of(samples, folds)
@@ -319,13 +322,16 @@ def train(samples: Sequence[Sample], folds: int, out: Path, sources: list[str],
         learned, plain_p = transfer.held_out(
             samples, lambda part: fit(part, every, objective=objective,
                                       **settings).probabilities, log)
-        rule, sweep = transfer.choose(samples, learned, plain_p, log)
+        bounded: dict[str, Any] = {}
+        rule, sweep = transfer.choose(
+            samples, learned, plain_p, log, guard,
+            transfer.BOUND if bound is None else bound, bounded)
         metrics["gamma"] = rule.gamma  # chosen on the matrix, not on the pooled folds
         metrics["leave_one_dataset_out"] = {
             **rule._asdict(),
             "matrix": transfer.report_at(samples, learned, plain_p, rule),
             "learned_alone": transfer.report(samples, learned, PackingRule(gamma=rule.gamma)),
-            "sweep": sweep}
+            "sweep": sweep, **({"bounded": bounded} if bounded else {})}
         # the shipped settings within each dataset, out of fold
         metrics["out_of_fold_shipped"] = transfer.by_split(
             samples, transfer.packed(samples, oof, transfer.plain_out_of_fold(samples, fold),

@@ -29,7 +29,9 @@ The packing exponent gamma and the blend weight are chosen together for the high
 held-out figure at 1,000 and 2,000 tokens (:func:`score`; each held-out dataset counted once,
 whatever its size), settings within one standard error of it counting as tied (see
 :func:`choose`); then the same with each window (a window can move the best gamma), then
-the spread, then the pairs.
+the spread, then the pairs. Given the settings in use today (the ``guard``), no setting is
+chosen that scores more than ``BOUND`` below them on any one held-out dataset: the best mean
+may not be bought by one dataset's loss.
 """
 
 from __future__ import annotations
@@ -59,6 +61,9 @@ CARRIES = (0.15, 0.3, 0.45)  # the neighbourhood's weight in P
 # setting would: a window must beat none by two standard errors, not one
 WINDOW_ERRORS = 2.0
 BOOTSTRAP = 200  # resamples of each dataset's questions for a difference's standard error
+# a change to the packing may cost any one held-out dataset at most this much of its score
+# against the settings in use (issue #50: half a point)
+BOUND = 0.005
 
 
 Fit = Callable[[Sequence[Sample]], Callable[[np.ndarray], np.ndarray]]
@@ -215,7 +220,9 @@ def difference(samples: Sequence[Sample], a: np.ndarray,
 
 def choose(samples: Sequence[Sample], learned: Sequence[np.ndarray],
            plain_p: Sequence[np.ndarray],
-           log: Callable[[str], None] = lambda _: None) -> tuple[PackingRule, dict[str, Any]]:
+           log: Callable[[str], None] = lambda _: None, guard: PackingRule | None = None,
+           bound: float = BOUND,
+           record: dict[str, Any] | None = None) -> tuple[PackingRule, dict[str, Any]]:
     """The packing exponent, blend weight and floor with the best held-out matrix, then the
     same with a window over the neighbouring turns (every window at every exponent and blend
     weight), then the spread of list questions, then the reply pairs; and the score of every
@@ -230,7 +237,13 @@ def choose(samples: Sequence[Sample], learned: Sequence[np.ndarray],
     the settings with a window tied with it, the smaller gamma wins, then the smaller blend,
     then the smaller carry, then the narrower window (the least change to the ranker's own
     order). A spread is taken only when it beats the chosen setting by more than its
-    standard error; so are the pairs."""
+    standard error; so are the pairs.
+
+    With a ``guard`` (the settings in use), a choice scoring more than ``bound`` below the
+    guard on any held-out dataset is refused, and the best setting measured that keeps every
+    dataset within it is taken instead (ties as above); the guard itself always qualifies.
+    ``record``, when given, receives the guard, the bound, what was refused and each
+    dataset's score under the guard and the choice."""
     groups = [np.flatnonzero([s.dataset == d for s in samples])
               for d in sorted({s.dataset for s in samples})]
     rng = np.random.default_rng(0)
@@ -278,7 +291,51 @@ def choose(samples: Sequence[Sample], learned: Sequence[np.ndarray],
         measure(setting)
         if ahead(setting, best):
             best = setting
+    if guard is not None:
+        if record is not None:
+            record["datasets"] = sorted({s.dataset for s in samples})
+        best = _bounded(best, guard, bound, values, groups, measure, ahead, log, record)
     return best, scores
+
+
+def _order(s: PackingRule) -> tuple[float, ...]:
+    """The tie-break of :func:`choose`: the least change to the ranker's own order first."""
+    return (s.gamma, s.blend, s.carry, s.window, -s.spread, s.pairs)
+
+
+def _bounded(best: PackingRule, guard: PackingRule, bound: float,
+             values: dict[PackingRule, np.ndarray], groups: list[np.ndarray],
+             measure: Callable[[PackingRule], float],
+             ahead: Callable[[PackingRule, PackingRule], bool], log: Callable[[str], None],
+             record: dict[str, Any] | None) -> PackingRule:
+    """``best``, or when it costs some held-out dataset more than ``bound`` against
+    ``guard``, the best measured setting that does not (see :func:`choose`)."""
+    if guard not in values:
+        measure(guard)
+
+    def per(s: PackingRule) -> list[float]:
+        return [float(values[s][idx].mean()) for idx in groups]
+
+    floor = [v - bound for v in per(guard)]
+
+    def keeps(s: PackingRule) -> bool:
+        return all(v >= f - 1e-12 for v, f in zip(per(s), floor, strict=True))
+
+    refused = [s for s in values if not keeps(s)]
+    chosen = best
+    if not keeps(best):
+        kept = [s for s in values if keeps(s)]
+        top = max(kept, key=lambda s: statistics.fmean(per(s)))
+        chosen = min((s for s in kept if not ahead(top, s)), key=_order)
+        log(f"bound: {key(best)} costs a dataset over {100 * bound:.1f} points against "
+            f"{key(guard)}; chose {key(chosen)}")
+    if record is not None:
+        record.update({"guard": key(guard), "bound": bound,
+                       "refused": sorted(key(s) for s in refused),
+                       "unbounded": key(best),
+                       "per_dataset": {key(s): [round(v, 4) for v in per(s)]
+                                       for s in dict.fromkeys((guard, best, chosen))}})
+    return chosen
 
 
 def key(setting: PackingRule) -> str:

@@ -215,3 +215,44 @@ def test_a_difference_comes_with_its_standard_error() -> None:
     noisy = base + np.where(np.arange(len(samples)) % 2 == 0, 0.3, -0.1)
     gap, error = transfer.difference(samples, noisy, base)
     assert error > 0.01  # a gap that varies from question to question is uncertain
+
+
+def priced(dataset: str, evidence: tuple[int, float], other: tuple[int, float],
+           n: int) -> tuple[Sample, np.ndarray]:
+    """A question whose evidence turn costs and scores ``evidence`` (tokens, P) against ``n``
+    other turns costing and scoring ``other``; each turn alone in its session."""
+    size = n + 1
+    y = np.zeros(size, dtype=np.int8)
+    y[0] = 1
+    costs = [evidence[0]] + [other[0]] * n
+    p = np.asarray([evidence[1]] + [other[1]] * n)
+    found = [frozenset({"gold"})] + [frozenset()] * n
+    return Sample(dataset, f"{dataset}.json", f"{dataset}-c", "c",
+                  np.zeros((size, len(FEATURES)), dtype=np.float32), y, costs, [0] * size,
+                  [f"s{k}" for k in range(size)], 1, [], 1, found,
+                  rows=[10 * k for k in range(size)]), p
+
+
+def test_the_best_mean_is_refused_when_it_costs_one_dataset_more_than_the_bound() -> None:
+    # a: a 100-token answer at P 0.9 among twenty 50-token lines at 0.6 (only gamma 0.5 puts
+    # it first); b: a 10-token answer at 0.1 among 25 lines of 100 tokens at 0.5 (a larger
+    # gamma puts it first). A larger gamma gains b more than it costs a.
+    pairs = [priced("a", (100, 0.9), (50, 0.6), 20) for _ in range(4)]
+    pairs += [priced("b", (10, 0.1), (100, 0.5), 25) for _ in range(4)]
+    samples = [s for s, _ in pairs]
+    learned = [p for _, p in pairs]
+    free, _ = transfer.choose(samples, learned, learned)
+    assert free.gamma > 0.5  # the best mean, bought by a's loss
+    guard = PackingRule(gamma=0.5, floor=transfer.FLOOR)
+    record: dict[str, object] = {}
+    held, sweep = transfer.choose(samples, learned, learned, guard=guard, record=record)
+    assert held.gamma == 0.5
+    assert transfer.key(free) in record["refused"]  # type: ignore[operator]
+    assert record["unbounded"] == transfer.key(free) and record["datasets"] == ["a", "b"]
+    per = record["per_dataset"]
+    assert per[transfer.key(guard)][0] == 1.0  # type: ignore[index]
+    assert per[transfer.key(free)][0] < 1.0 - transfer.BOUND  # type: ignore[index]
+    assert sweep[transfer.key(held)] < sweep[transfer.key(free)]
+    # a bound wide enough to allow a's loss leaves the best mean chosen
+    loose, _ = transfer.choose(samples, learned, learned, guard=guard, bound=0.6)
+    assert loose == free
