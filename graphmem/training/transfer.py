@@ -242,8 +242,9 @@ def choose(samples: Sequence[Sample], learned: Sequence[np.ndarray],
     With a ``guard`` (the settings in use), a choice scoring more than ``bound`` below the
     guard on any held-out dataset is refused, and the best setting measured that keeps every
     dataset within it is taken instead (ties as above); the guard itself always qualifies.
-    ``record``, when given, receives the guard, the bound, what was refused and each
-    dataset's score under the guard and the choice."""
+    ``record``, when given, receives the guard, the bound, how many settings were refused
+    (and whether the best mean was), and each dataset's score under the guard, the best
+    mean and the choice."""
     groups = [np.flatnonzero([s.dataset == d for s in samples])
               for d in sorted({s.dataset for s in samples})]
     rng = np.random.default_rng(0)
@@ -330,9 +331,8 @@ def _bounded(best: PackingRule, guard: PackingRule, bound: float,
         log(f"bound: {key(best)} costs a dataset over {100 * bound:.1f} points against "
             f"{key(guard)}; chose {key(chosen)}")
     if record is not None:
-        record.update({"guard": key(guard), "bound": bound,
-                       "refused": sorted(key(s) for s in refused),
-                       "unbounded": key(best),
+        record.update({"guard": key(guard), "bound": bound, "refused": len(refused),
+                       "unbounded": key(best), "unbounded_refused": best in refused,
                        "per_dataset": {key(s): [round(v, 4) for v in per(s)]
                                        for s in dict.fromkeys((guard, best, chosen))}})
     return chosen

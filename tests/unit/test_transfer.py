@@ -247,7 +247,7 @@ def test_the_best_mean_is_refused_when_it_costs_one_dataset_more_than_the_bound(
     record: dict[str, object] = {}
     held, sweep = transfer.choose(samples, learned, learned, guard=guard, record=record)
     assert held.gamma == 0.5
-    assert transfer.key(free) in record["refused"]  # type: ignore[operator]
+    assert record["unbounded_refused"] is True and record["refused"] >= 1  # type: ignore[operator]
     assert record["unbounded"] == transfer.key(free) and record["datasets"] == ["a", "b"]
     per = record["per_dataset"]
     assert per[transfer.key(guard)][0] == 1.0  # type: ignore[index]
