@@ -27,7 +27,7 @@ def _budgets(ctx: click.Context, param: click.Parameter, value: str) -> list[int
 
 def _retrieval(dataset: str, data: Path, strategy: tuple[str, ...], budgets: list[int],
                limit: int | None, seed: int, llm: bool, qa_budget: int, out: Path,
-               conversations: int | None) -> None:
+               conversations: int | None, category: tuple[str, ...] = ()) -> None:
     from graphmem.client import Memory
     from graphmem.eval.runner import EvalOptions, run_retrieval_eval
     from graphmem.retrieve.registry import get_strategy
@@ -36,7 +36,7 @@ def _retrieval(dataset: str, data: Path, strategy: tuple[str, ...], budgets: lis
         get_strategy(name)  # fail before any work on an unknown name
     options = EvalOptions(strategies=strategy or ("turns",), budgets=budgets, limit=limit,
                           seed=seed, llm=llm, qa_budget=qa_budget,
-                          conversations=conversations)
+                          conversations=conversations, categories=category)
     with Memory(progress=True) as memory:
         report = run_retrieval_eval(memory, dataset, data, options)  # type: ignore[arg-type]
         usage = usage_table(memory.llm_usage())
@@ -61,6 +61,9 @@ def retrieval_options(func: Any) -> Any:
         click.option("--conversations", type=click.IntRange(min=1), default=None,
                      help="Only the questions of a reproducible sample of N whole "
                      "conversations (QMSum's are large)."),
+        click.option("--category", multiple=True,
+                     help="Only questions of this category, as the report names them (e.g. "
+                     "multi-hop); repeat for several. Sampled by --limit after the filter."),
         click.option("--seed", type=int, default=0, show_default=True),
         click.option("--llm/--no-llm", default=False, show_default=True,
                      help="Also answer with the configured LLM and score the answers."),
@@ -81,23 +84,23 @@ def eval_group() -> None:
 @retrieval_options
 @friendly_errors
 def eval_locomo(data: Path, strategy: tuple[str, ...], budgets: list[int], limit: int | None,
-                conversations: int | None, seed: int, llm: bool, qa_budget: int,
-                out: Path) -> None:
+                conversations: int | None, category: tuple[str, ...], seed: int, llm: bool,
+                qa_budget: int, out: Path) -> None:
     """LoCoMo (locomo10.json format): categories 1-4; and files in its shape (FriendsQA,
     QMSum: every question with evidence)."""
     _retrieval("locomo", data, strategy, budgets, limit, seed, llm, qa_budget, out,
-               conversations)
+               conversations, category)
 
 
 @eval_group.command("longmemeval")
 @retrieval_options
 @friendly_errors
 def eval_longmemeval(data: Path, strategy: tuple[str, ...], budgets: list[int],
-                     limit: int | None, conversations: int | None, seed: int, llm: bool,
-                     qa_budget: int, out: Path) -> None:
+                     limit: int | None, conversations: int | None, category: tuple[str, ...],
+                     seed: int, llm: bool, qa_budget: int, out: Path) -> None:
     """LongMemEval (oracle / S / M files): every question, with session-level recall too."""
     _retrieval("longmemeval", data, strategy, budgets, limit, seed, llm, qa_budget, out,
-               conversations)
+               conversations, category)
 
 
 @eval_group.command("segmentation")

@@ -20,6 +20,7 @@ from urllib.parse import unquote
 from tqdm import tqdm
 
 from graphmem.client import Memory
+from graphmem.errors import InputError
 from graphmem.eval.datasets import Question, locomo_questions, longmemeval_questions
 from graphmem.eval.diagnosis import LossTally
 from graphmem.eval.metrics import answer_recall, answer_words, covered_turns, percentile
@@ -41,6 +42,7 @@ class EvalOptions:
     limit: int | None = None
     seed: int = 0
     conversations: int | None = None  # a sample of N whole conversations
+    categories: Sequence[str] = ()  # only questions of these categories (all when empty)
     llm: bool = False
     qa_budget: int = 1000
     progress: bool = True
@@ -155,10 +157,24 @@ def _mean(values: Sequence[float]) -> float | None:
     return round(statistics.fmean(values), 4) if values else None
 
 
+def of_categories(questions: list[Question], categories: Sequence[str],
+                  file: str | None = None) -> list[Question]:
+    """The questions of ``categories`` (every question when none is named); a name no
+    question of the file carries is refused with the names it does carry."""
+    if not categories:
+        return questions
+    known = sorted({q.category for q in questions})
+    unknown = sorted(set(categories) - set(known))
+    if unknown:
+        raise InputError(f"no question of category {', '.join(unknown)}; the file's "
+                         f"categories: {', '.join(known)}", file=file, field="--category")
+    return [q for q in questions if q.category in set(categories)]
+
+
 def run_retrieval_eval(memory: Memory, dataset: Dataset, data: Path,
                        options: EvalOptions) -> dict[str, Any]:
-    questions = pick(load_questions(dataset, data), options.limit, options.seed,
-                     options.conversations)
+    questions = pick(of_categories(load_questions(dataset, data), options.categories,
+                                   data.name), options.limit, options.seed, options.conversations)
     spaces, ingest_seconds = ingest_spaces(memory, dataset, data,
                                            {q.conversation for q in questions}, options.progress)
     memory.embedder.embed(["warm-up"])  # load the model outside the timed searches
@@ -167,7 +183,9 @@ def run_retrieval_eval(memory: Memory, dataset: Dataset, data: Path,
     report: dict[str, Any] = {"dataset": dataset, "data": str(data), "strategies": {},
                               "n_questions_sampled": len(questions), "seed": options.seed,
                               "limit": options.limit,
-                              "conversations": options.conversations}
+                              "conversations": options.conversations,
+                              **({"categories": list(options.categories)}
+                                 if options.categories else {})}
     for name in options.strategies:
         tally = _Tally()
         contexts: list[tuple[Question, SearchResult]] = []

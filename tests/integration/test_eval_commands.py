@@ -68,6 +68,23 @@ def test_eval_locomo_contract(tmp_path: Path, cleanup: None, neo4j_server: objec
     again = load(out)["strategies"]["turns"]
     assert again["evidence_recall"] == entry["evidence_recall"]
     assert again["ingest_seconds"] == entry["ingest_seconds"]
+    # one category: only its questions are asked, on the same spaces
+    assert run("eval", "locomo", "--data", str(DATA / "mini_locomo.json"), "--category",
+               "multi-hop", "--budgets", "20,1000", "--out", str(out))[0] == 0
+    narrowed = load(out)
+    assert narrowed["categories"] == ["multi-hop"]
+    only = narrowed["strategies"]["turns"]
+    assert only["n_questions"] == 1 and set(only["evidence_recall_by_category"]) == {"multi-hop"}
+    assert only["ingest_seconds"] == entry["ingest_seconds"]
+
+
+def test_an_unknown_category_is_refused_with_the_files_own(tmp_path: Path,
+                                                           neo4j_server: object) -> None:
+    out = tmp_path / "x.json"
+    code, text = run("eval", "locomo", "--data", str(DATA / "mini_locomo.json"), "--category",
+                     "multihop", "--out", str(out))
+    assert code == 1 and "multihop" in text and "multi-hop, single-hop" in text
+    assert "--category" in text and "mini_locomo.json" in text and not out.exists()
 
 
 def test_eval_longmemeval_reports_sessions(tmp_path: Path, cleanup: None,
