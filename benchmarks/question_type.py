@@ -1,0 +1,178 @@
+"""Does the ranker rank better when it knows what kind of question it ranks for? (issue 51)
+
+    python benchmarks/question_type.py [--conversations 8] [--out question_type.json]
+
+The shipped trees see the question only through products with the turn (a date match, a
+when-question times a turn naming a time). Trees can also split on a column that is the same
+for every candidate of a question and grow different subtrees below it: one way of weighing
+the signals for "What books has Melanie read?" (a list: the named person's turns, anything
+close to the kind) and another for "When did she move?". This measures that on the
+leave-one-dataset-out matrix, per category, without touching the shipped feature code (so
+the cached candidates of `train-ranker` are reused): each question's columns are appended
+to its candidates' rows.
+
+The question columns, all read from the question's text as a search reads it
+(:func:`graphmem.retrieve.fused.features.analyse`): asks for a list, names a kind, asks when,
+asks how many, the number of persons it names, its length, its first word's class (what
+or which; who; where; why or how; a yes-no or "would" question; anything else) and whether
+it asks for a guess ("would", "likely": LoCoMo's open-domain inferences).
+
+Variants, each fitted without the dataset measured (trees, three seeds, span weights, the
+shipped feature set) and packed with the shipped ranker's rule: the shipped recipe; + the
+question columns; + the question columns and the ``kind`` family (the closeness to a list
+question's kind, left out of the shipped model). Each row: evidence recall and answer recall
+at 1,000 and 2,000 tokens per held-out dataset and per category, and each variant's gap to
+the shipped recipe with its standard error (questions resampled per dataset, paired).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Sequence
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from common import DATA, LOCOMO, make_parser, publish
+
+from graphmem.client import Memory
+from graphmem.eval.runner import load_questions, pick
+from graphmem.nlp import parse
+from graphmem.retrieve.base import Query
+from graphmem.retrieve.fused.features import FAMILIES, FEATURES, analyse
+from graphmem.retrieve.fused.kinds import question_kind
+from graphmem.retrieve.fused.pipeline import PackingRule
+from graphmem.retrieve.fused.ranker import TREES_SEPARATOR, load_ranker
+from graphmem.training import lambdamart, transfer
+from graphmem.training.ranker import collect, row_weights
+from graphmem.training.samples import Sample
+
+WH = {"what": 0, "which": 0, "who": 1, "whom": 1, "whose": 1, "where": 2, "why": 3, "how": 3,
+      "would": 4, "could": 4, "is": 4, "are": 4, "does": 4, "do": 4, "did": 4, "was": 4,
+      "were": 4, "has": 4, "have": 4, "can": 4, "will": 4, "should": 4}
+GUESS = re.compile(r"\b(would|likely|might|probably|could)\b", re.IGNORECASE)
+QUESTION = ("q:list", "q:kind", "q:when", "q:count", "q:persons", "q:length", "q:wh",
+            "q:guess")
+BUDGETS = (1000, 2000)
+
+
+def sets(conversations: int) -> list[tuple[str, Path, dict[str, Any]]]:
+    lme = DATA / "longmemeval" / "longmemeval_oracle_dev.json"
+    return [("locomo", LOCOMO, {}), ("longmemeval", lme, {"limit": 100}),
+            ("locomo", DATA / "friendsqa" / "friendsqa_dev.json", {"family": "friendsqa"}),
+            ("locomo", DATA / "qmsum" / "qmsum_val.json.gz",
+             {"family": "qmsum", "conversations": conversations})]
+
+
+def question_columns(text: str) -> list[float]:
+    """The question's own columns (``QUESTION``)."""
+    doc = parse([text])[0]
+    asked = analyse(Query(text, None), None)
+    first = next((t.lower_ for t in doc if not t.is_punct), "")
+    return [float(asked.listing), float(question_kind(doc) is not None), float(asked.when),
+            float(asked.count), float(min(len(asked.persons), 2)),
+            math.log1p(len(doc)) / 4, float(WH.get(first, 5)), float(bool(GUESS.search(text)))]
+
+
+def load(conversations: int) -> tuple[list[Sample], list[str]]:
+    """Every question's cached candidates and the question's text, in the same order."""
+    samples: list[Sample] = []
+    texts: list[str] = []
+    with Memory(progress=True) as memory:
+        for dataset, path, options in sets(conversations):
+            found = collect(memory, dataset, path, print, **options)
+            asked = pick(load_questions(dataset, path), options.get("limit"), 0,  # type: ignore[arg-type]
+                         options.get("conversations"))
+            questions = [q for q in asked if q.evidence]
+            assert len(questions) == len(found), (path, len(questions), len(found))
+            samples += found
+            texts += [q.question for q in questions]
+    return samples, texts
+
+
+def extended(samples: Sequence[Sample], texts: Sequence[str]) -> list[Sample]:
+    """The samples with their question's columns appended to every candidate's row (the
+    shipped columns keep their places, so packing and the unlearned order read them as
+    before)."""
+    out = []
+    for s, text in zip(samples, texts, strict=True):
+        q = np.asarray(question_columns(text), dtype=np.float32)
+        out.append(replace(s, x=np.hstack([s.x, np.repeat(q[None, :], len(s.y), axis=0)])))
+    return out
+
+
+def fitter(columns: list[int]) -> transfer.Fit:
+    """Trees over ``columns`` of the extended rows (three seeds, span weights), calibrated
+    as the shipped fit is."""
+    def fit(part: Sequence[Sample]) -> Any:
+        import lightgbm
+
+        x = np.vstack([s.x[:, columns] for s in part]).astype(np.float64)
+        y = np.concatenate([s.y for s in part])
+        trees, slope, intercept = lambdamart.fit_trees(
+            x, y, [len(s.y) for s in part], [f"c{i}" for i in columns],
+            weights=row_weights(part))
+        boosters = [lightgbm.Booster(model_str=t) for t in trees.split(TREES_SEPARATOR)]
+
+        def p(x_full: np.ndarray) -> np.ndarray:
+            rows = x_full[:, columns].astype(np.float64)
+            raw = np.mean([b.predict(rows, num_threads=2) for b in boosters], axis=0)
+            return np.asarray(1 / (1 + np.exp(-(slope * raw + intercept))))
+        return p
+    return fit
+
+
+def by_category(samples: Sequence[Sample], scores: Sequence[np.ndarray],
+                rule: PackingRule) -> dict[str, Any]:
+    """Evidence and answer recall at ``BUDGETS`` per held-out dataset and category."""
+    out: dict[str, Any] = {}
+    groups: dict[str, list[int]] = {}
+    for i, s in enumerate(samples):
+        groups.setdefault(s.dataset, []).append(i)
+        groups.setdefault(f"{s.dataset}/{s.category}", []).append(i)
+    for name, idx in sorted(groups.items()):
+        t = transfer.table([samples[i] for i in idx], [scores[i] for i in idx], rule, BUDGETS)
+        out[name] = {"questions": len(idx), "evidence": t["evidence"], "answers": t["answers"]}
+    return out
+
+
+def main() -> None:
+    parser = make_parser(__doc__)
+    parser.add_argument("--conversations", type=int, default=8,
+                        help="QMSum validation conversations to sample (seed 0)")
+    parser.add_argument("--out", type=Path, default=None)
+    args = parser.parse_args()
+    plain, texts = load(args.conversations)
+    samples = extended(plain, texts)
+    rule = load_ranker().rule
+    width = len(FEATURES)
+    dropped = {c for family in ("position", "kind", "pair") for c in FAMILIES[family]}
+    shipped = [i for i, name in enumerate(FEATURES) if name not in dropped]
+    kind = [FEATURES.index(c) for c in FAMILIES["kind"]]
+    asked = list(range(width, width + len(QUESTION)))
+    variants = {"shipped recipe": shipped, "+ question columns": shipped + asked,
+                "+ question columns and kind": shipped + asked + kind}
+    result: dict[str, Any] = {"rule": rule._asdict(), "question_columns": QUESTION,
+                              "variants": {}}
+    values: dict[str, np.ndarray] = {}
+    for name, columns in variants.items():
+        learned, plain_p = transfer.held_out(samples, fitter(columns), print)
+        scores = transfer.packed(samples, learned, plain_p, rule)
+        values[name] = transfer.question_values(samples, scores, rule)
+        result["variants"][name] = {"score": round(float(np.mean(
+            [values[name][[i for i, s in enumerate(samples) if s.dataset == d]].mean()
+             for d in sorted({s.dataset for s in samples})])), 4),
+            "matrix": by_category(samples, scores, rule)}
+        print(name, result["variants"][name]["score"])
+        if name != "shipped recipe":
+            gap, error = transfer.difference(samples, values[name], values["shipped recipe"])
+            result["variants"][name]["vs_shipped"] = {"difference": round(gap, 4),
+                                                      "standard_error": round(error, 4)}
+            print(f"  vs shipped: {gap:+.4f} (standard error {error:.4f})")
+    publish(result, args.out)
+
+
+if __name__ == "__main__":
+    main()
