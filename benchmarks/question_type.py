@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -103,9 +103,10 @@ def extended(samples: Sequence[Sample], texts: Sequence[str]) -> list[Sample]:
     return out
 
 
-def fitter(columns: list[int]) -> transfer.Fit:
-    """Trees over ``columns`` of the extended rows (three seeds, span weights), calibrated
-    as the shipped fit is."""
+def fitter(columns: list[int],
+           weigh: Callable[[Sequence[Sample]], np.ndarray] = row_weights) -> transfer.Fit:
+    """Trees over ``columns`` of the extended rows (three seeds, ``weigh``: the shipped span
+    weights by default), calibrated as the shipped fit is."""
     def fit(part: Sequence[Sample]) -> Any:
         import lightgbm
 
@@ -113,7 +114,7 @@ def fitter(columns: list[int]) -> transfer.Fit:
         y = np.concatenate([s.y for s in part])
         trees, slope, intercept = lambdamart.fit_trees(
             x, y, [len(s.y) for s in part], [f"c{i}" for i in columns],
-            weights=row_weights(part))
+            weights=weigh(part))
         boosters = [lightgbm.Booster(model_str=t) for t in trees.split(TREES_SEPARATOR)]
 
         def p(x_full: np.ndarray) -> np.ndarray:
