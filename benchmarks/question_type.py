@@ -69,7 +69,7 @@ def sets(conversations: int) -> list[tuple[str, Path, dict[str, Any]]]:
 def question_columns(text: str) -> list[float]:
     """The question's own columns (``QUESTION``)."""
     doc = parse([text])[0]
-    asked = analyse(Query(text, None), None)
+    asked = analyse(Query(text, None), None)  # type: ignore[arg-type]  # never embedded
     first = next((t.lower_ for t in doc if not t.is_punct), "")
     return [float(asked.listing), float(question_kind(doc) is not None), float(asked.when),
             float(asked.count), float(min(len(asked.persons), 2)),
