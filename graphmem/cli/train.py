@@ -94,8 +94,7 @@ def train_ranker(locomo: tuple[Path, ...], longmemeval: tuple[Path, ...],
     (and reused) as `graphmem eval` does."""
     from graphmem.client import Memory
     from graphmem.config import Settings
-    from graphmem.retrieve.fused import SHIPPED
-    from graphmem.retrieve.fused.ranker import load_ranker
+    from graphmem.retrieve.fused import SHIPPED, load_ranker
     from graphmem.training.ranker import LEFT_OUT, collect, feature_families, train
 
     unknown = sorted(set(left_out) - set(feature_families()))
