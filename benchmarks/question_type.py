@@ -46,7 +46,7 @@ from graphmem.retrieve.fused.kinds import question_kind
 from graphmem.retrieve.fused.pipeline import PackingRule
 from graphmem.retrieve.fused.ranker import TREES_SEPARATOR, load_ranker
 from graphmem.training import lambdamart, transfer
-from graphmem.training.ranker import collect, row_weights
+from graphmem.training.ranker import LEFT_OUT, collect, row_weights
 from graphmem.training.samples import Sample
 
 WH = {"what": 0, "which": 0, "who": 1, "whom": 1, "whose": 1, "where": 2, "why": 3, "how": 3,
@@ -139,6 +139,33 @@ def by_category(samples: Sequence[Sample], scores: Sequence[np.ndarray],
     return out
 
 
+def shipped_columns() -> list[int]:
+    """The feature columns the shipped recipe reads (every one but ``LEFT_OUT``'s families)."""
+    dropped = {c for family in LEFT_OUT for c in FAMILIES[family]}
+    return [i for i, name in enumerate(FEATURES) if name not in dropped]
+
+
+def compare(samples: Sequence[Sample], variants: dict[str, transfer.Fit],
+            rule: PackingRule) -> dict[str, Any]:
+    """Each variant fitted without each dataset and packed with ``rule``: its matrix by
+    category and, after the first (the shipped one), its gap to the first with the standard
+    error."""
+    out: dict[str, Any] = {}
+    values: dict[str, np.ndarray] = {}
+    first = next(iter(variants))
+    for name, fit in variants.items():
+        learned, plain_p = transfer.held_out(samples, fit, print)
+        scores = transfer.packed(samples, learned, plain_p, rule)
+        values[name] = transfer.question_values(samples, scores, rule)
+        out[name] = {"matrix": by_category(samples, scores, rule)}
+        if name != first:
+            gap, error = transfer.difference(samples, values[name], values[first])
+            out[name]["vs_shipped"] = {"difference": round(gap, 4),
+                                       "standard_error": round(error, 4)}
+            print(f"{name} vs {first}: {gap:+.4f} (standard error {error:.4f})")
+    return out
+
+
 def main() -> None:
     parser = make_parser(__doc__)
     parser.add_argument("--conversations", type=int, default=8,
@@ -148,31 +175,13 @@ def main() -> None:
     plain, texts = load(args.conversations)
     samples = extended(plain, texts)
     rule = load_ranker().rule
-    width = len(FEATURES)
-    dropped = {c for family in ("position", "kind", "pair") for c in FAMILIES[family]}
-    shipped = [i for i, name in enumerate(FEATURES) if name not in dropped]
+    shipped = shipped_columns()
     kind = [FEATURES.index(c) for c in FAMILIES["kind"]]
-    asked = list(range(width, width + len(QUESTION)))
-    variants = {"shipped recipe": shipped, "+ question columns": shipped + asked,
-                "+ question columns and kind": shipped + asked + kind}
-    result: dict[str, Any] = {"rule": rule._asdict(), "question_columns": QUESTION,
-                              "variants": {}}
-    values: dict[str, np.ndarray] = {}
-    for name, columns in variants.items():
-        learned, plain_p = transfer.held_out(samples, fitter(columns), print)
-        scores = transfer.packed(samples, learned, plain_p, rule)
-        values[name] = transfer.question_values(samples, scores, rule)
-        result["variants"][name] = {"score": round(float(np.mean(
-            [values[name][[i for i, s in enumerate(samples) if s.dataset == d]].mean()
-             for d in sorted({s.dataset for s in samples})])), 4),
-            "matrix": by_category(samples, scores, rule)}
-        print(name, result["variants"][name]["score"])
-        if name != "shipped recipe":
-            gap, error = transfer.difference(samples, values[name], values["shipped recipe"])
-            result["variants"][name]["vs_shipped"] = {"difference": round(gap, 4),
-                                                      "standard_error": round(error, 4)}
-            print(f"  vs shipped: {gap:+.4f} (standard error {error:.4f})")
-    publish(result, args.out)
+    asked = list(range(len(FEATURES), len(FEATURES) + len(QUESTION)))
+    variants = {"shipped recipe": fitter(shipped), "+ question columns": fitter(shipped + asked),
+                "+ question columns and kind": fitter(shipped + asked + kind)}
+    publish({"rule": rule._asdict(), "question_columns": QUESTION,
+             "variants": compare(samples, variants, rule)}, args.out)
 
 
 if __name__ == "__main__":

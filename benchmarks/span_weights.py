@@ -16,16 +16,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 from common import make_parser, publish
-from question_type import by_category, fitter, load
+from question_type import compare, fitter, load, shipped_columns
 
-from graphmem.retrieve.fused.features import FAMILIES, FEATURES
 from graphmem.retrieve.fused.ranker import load_ranker
-from graphmem.training import transfer
-from graphmem.training.ranker import row_weights
 from graphmem.training.samples import Sample
 
 
@@ -45,23 +41,10 @@ def main() -> None:
     args = parser.parse_args()
     samples, _ = load(args.conversations)
     rule = load_ranker().rule
-    dropped = {c for family in ("position", "kind", "pair") for c in FAMILIES[family]}
-    shipped = [i for i, name in enumerate(FEATURES) if name not in dropped]
-    variants: dict[str, Callable[[Sequence[Sample]], np.ndarray]] = {
-        "1/n (shipped)": row_weights, "1/sqrt(n)": power(0.5), "1 (none)": power(0.0)}
-    result: dict[str, Any] = {"rule": rule._asdict(), "variants": {}}
-    values: dict[str, np.ndarray] = {}
-    for name, weigh in variants.items():
-        learned, plain_p = transfer.held_out(samples, fitter(shipped, weigh), print)
-        scores = transfer.packed(samples, learned, plain_p, rule)
-        values[name] = transfer.question_values(samples, scores, rule)
-        result["variants"][name] = {"matrix": by_category(samples, scores, rule)}
-        if name != "1/n (shipped)":
-            gap, error = transfer.difference(samples, values[name], values["1/n (shipped)"])
-            result["variants"][name]["vs_shipped"] = {"difference": round(gap, 4),
-                                                      "standard_error": round(error, 4)}
-            print(f"{name} vs shipped: {gap:+.4f} (standard error {error:.4f})")
-    publish(result, args.out)
+    shipped = shipped_columns()
+    variants = {"1/n (shipped)": fitter(shipped), "1/sqrt(n)": fitter(shipped, power(0.5)),
+                "1 (none)": fitter(shipped, power(0.0))}
+    publish({"rule": rule._asdict(), "variants": compare(samples, variants, rule)}, args.out)
 
 
 if __name__ == "__main__":
