@@ -3,6 +3,8 @@ that carries it, comes out calibrated, and refuses rows it cannot learn from."""
 
 from __future__ import annotations
 
+import logging
+
 import lightgbm
 import numpy as np
 import pytest
@@ -10,7 +12,7 @@ from test_listwise import questions
 
 from graphmem.errors import GraphmemError
 from graphmem.retrieve.fused.ranker import TREES_SEPARATOR, TreeRanker
-from graphmem.training.lambdamart import SEEDS, fit_trees
+from graphmem.training.lambdamart import MIN_SLOPE, SEEDS, fit_trees
 
 
 def scores(trees: str, x: np.ndarray) -> np.ndarray:
@@ -60,3 +62,16 @@ def test_the_model_is_the_average_of_fits_differing_in_their_seed() -> None:
     assert np.allclose(ranker.raw(x), np.mean(each, axis=0))
     one, _, _ = fit_trees(x, y, sizes, names, rounds=20, seeds=1)
     assert TREES_SEPARATOR not in one and one == parts[0]  # a single fit is the first seed's
+
+
+def test_warns_when_the_calibration_keeps_little_of_the_order(
+        caplog: pytest.LogCaptureFixture) -> None:
+    x, y, sizes = questions()
+    with caplog.at_level(logging.WARNING, logger="graphmem"):
+        fit_trees(x, y, sizes, ["a", "b"], rounds=20, seeds=1)
+    assert not caplog.records  # a signal the trees learn: a steep calibration, no warning
+    flat = np.zeros_like(x)  # columns that tell no candidate from another: no order to keep
+    with caplog.at_level(logging.WARNING, logger="graphmem"):
+        _, slope, _ = fit_trees(flat, y, sizes, ["a", "b"], rounds=20, seeds=1)
+    assert slope < MIN_SLOPE
+    assert "calibration's slope" in caplog.text
