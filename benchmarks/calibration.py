@@ -25,15 +25,13 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Callable, Sequence
-from pathlib import Path
 from typing import Any
 
 import numpy as np
-from common import make_parser, publish
-from question_type import compare, fitter, load, shipped_columns
+from question_type import fitter, run
 from span_weights import power
 
-from graphmem.retrieve.fused.ranker import TREES_SEPARATOR, load_ranker
+from graphmem.retrieve.fused.ranker import TREES_SEPARATOR
 from graphmem.training import lambdamart, transfer
 from graphmem.training.ranker import row_weights
 from graphmem.training.samples import Sample
@@ -82,20 +80,12 @@ def relative_fitter(columns: list[int], absolute: bool,
 
 
 def main() -> None:
-    parser = make_parser(__doc__)
-    parser.add_argument("--conversations", type=int, default=8,
-                        help="QMSum validation conversations to sample (seed 0)")
-    parser.add_argument("--out", type=Path, default=None)
-    args = parser.parse_args()
-    samples, _ = load(args.conversations)
-    rule = load_ranker().rule
-    shipped = shipped_columns()
-    variants = {"shipped (one calibration)": fitter(shipped),
-                "relative": relative_fitter(shipped, False),
-                "relative + absolute": relative_fitter(shipped, True),
-                "relative, 1/sqrt(n)": relative_fitter(shipped, False, power(0.5)),
-                "relative, 1 (none)": relative_fitter(shipped, False, power(0.0))}
-    publish({"rule": rule._asdict(), "variants": compare(samples, variants, rule)}, args.out)
+    run(__doc__, lambda shipped: {
+        "shipped (one calibration)": fitter(shipped),
+        "relative": relative_fitter(shipped, False),
+        "relative + absolute": relative_fitter(shipped, True),
+        "relative, 1/sqrt(n)": relative_fitter(shipped, False, power(0.5)),
+        "relative, 1 (none)": relative_fitter(shipped, False, power(0.0))})
 
 
 if __name__ == "__main__":

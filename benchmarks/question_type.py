@@ -166,22 +166,33 @@ def compare(samples: Sequence[Sample], variants: dict[str, transfer.Fit],
     return out
 
 
-def main() -> None:
-    parser = make_parser(__doc__)
+def run(doc: str | None, variants: Callable[[list[int]], dict[str, transfer.Fit]],
+        prepare: Callable[[list[Sample], list[str]], list[Sample]] | None = None,
+        **extra: Any) -> None:
+    """A benchmark's main: the cached candidates of the dev datasets (``--conversations``
+    QMSum ones; ``prepare(samples, question texts)`` first, when given), each of
+    ``variants(shipped columns)`` compared on them with the shipped packing rule, published
+    with ``extra`` (``--out``)."""
+    parser = make_parser(doc)
     parser.add_argument("--conversations", type=int, default=8,
                         help="QMSum validation conversations to sample (seed 0)")
     parser.add_argument("--out", type=Path, default=None)
     args = parser.parse_args()
-    plain, texts = load(args.conversations)
-    samples = extended(plain, texts)
+    samples, texts = load(args.conversations)
+    if prepare is not None:
+        samples = prepare(samples, texts)
     rule = load_ranker().rule
-    shipped = shipped_columns()
+    publish({"rule": rule._asdict(), **extra,
+             "variants": compare(samples, variants(shipped_columns()), rule)}, args.out)
+
+
+def main() -> None:
     kind = [FEATURES.index(c) for c in FAMILIES["kind"]]
     asked = list(range(len(FEATURES), len(FEATURES) + len(QUESTION)))
-    variants = {"shipped recipe": fitter(shipped), "+ question columns": fitter(shipped + asked),
-                "+ question columns and kind": fitter(shipped + asked + kind)}
-    publish({"rule": rule._asdict(), "question_columns": QUESTION,
-             "variants": compare(samples, variants, rule)}, args.out)
+    run(__doc__, lambda shipped: {
+        "shipped recipe": fitter(shipped), "+ question columns": fitter(shipped + asked),
+        "+ question columns and kind": fitter(shipped + asked + kind)},
+        prepare=extended, question_columns=QUESTION)
 
 
 if __name__ == "__main__":

@@ -15,13 +15,10 @@ three seeds, the shipped packing rule) with each evidence turn weighing 1/sqrt(n
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from pathlib import Path
 
 import numpy as np
-from common import make_parser, publish
-from question_type import compare, fitter, load, shipped_columns
+from question_type import fitter, run
 
-from graphmem.retrieve.fused.ranker import load_ranker
 from graphmem.training.samples import Sample
 
 
@@ -34,17 +31,9 @@ def power(exponent: float) -> Callable[[Sequence[Sample]], np.ndarray]:
 
 
 def main() -> None:
-    parser = make_parser(__doc__)
-    parser.add_argument("--conversations", type=int, default=8,
-                        help="QMSum validation conversations to sample (seed 0)")
-    parser.add_argument("--out", type=Path, default=None)
-    args = parser.parse_args()
-    samples, _ = load(args.conversations)
-    rule = load_ranker().rule
-    shipped = shipped_columns()
-    variants = {"1/n (shipped)": fitter(shipped), "1/sqrt(n)": fitter(shipped, power(0.5)),
-                "1 (none)": fitter(shipped, power(0.0))}
-    publish({"rule": rule._asdict(), "variants": compare(samples, variants, rule)}, args.out)
+    run(__doc__, lambda shipped: {"1/n (shipped)": fitter(shipped),
+                                  "1/sqrt(n)": fitter(shipped, power(0.5)),
+                                  "1 (none)": fitter(shipped, power(0.0))})
 
 
 if __name__ == "__main__":
