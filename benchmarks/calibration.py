@@ -28,17 +28,13 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
-from question_type import fitter, run
+from question_type import fitter, raw_scores, run
 from span_weights import power
 
 from graphmem.retrieve.fused.ranker import TREES_SEPARATOR
 from graphmem.training import lambdamart, transfer
 from graphmem.training.ranker import row_weights
 from graphmem.training.samples import Sample
-
-
-def _raw(boosters: Sequence[Any], x: np.ndarray) -> np.ndarray:
-    return np.asarray(np.mean([b.predict(x, num_threads=2) for b in boosters], axis=0))
 
 
 def _design(raw: np.ndarray, absolute: bool) -> np.ndarray:
@@ -62,7 +58,7 @@ def relative_fitter(columns: list[int], absolute: bool,
         trees, _, _ = lambdamart.fit_trees(x, y, [len(s.y) for s in part],
                                            [f"c{i}" for i in columns], weights=weights)
         boosters = [lightgbm.Booster(model_str=t) for t in trees.split(TREES_SEPARATOR)]
-        raw = _raw(boosters, x)
+        raw = raw_scores(boosters, x)
         bounds = np.cumsum([0] + [len(s.y) for s in part])
         design = np.vstack([_design(raw[a:b], absolute)
                             for a, b in itertools.pairwise(bounds)])
@@ -73,7 +69,7 @@ def relative_fitter(columns: list[int], absolute: bool,
         def p(x_full: np.ndarray) -> np.ndarray:
             if len(x_full) == 0:
                 return np.zeros(0)
-            z = _design(_raw(boosters, x_full[:, columns].astype(np.float64)), absolute)
+            z = _design(raw_scores(boosters, x_full[:, columns].astype(np.float64)), absolute)
             return np.asarray(1 / (1 + np.exp(-(z @ coef + intercept))))
         return p
     return fit

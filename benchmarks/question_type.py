@@ -103,10 +103,17 @@ def extended(samples: Sequence[Sample], texts: Sequence[str]) -> list[Sample]:
     return out
 
 
+def raw_scores(boosters: Sequence[Any], x: np.ndarray) -> np.ndarray:
+    """The averaged trees' uncalibrated score of each row of ``x``."""
+    return np.asarray(np.mean([b.predict(x, num_threads=2) for b in boosters], axis=0))
+
+
 def fitter(columns: list[int],
-           weigh: Callable[[Sequence[Sample]], np.ndarray] = row_weights) -> transfer.Fit:
+           weigh: Callable[[Sequence[Sample]], np.ndarray] = row_weights,
+           **params: Any) -> transfer.Fit:
     """Trees over ``columns`` of the extended rows (three seeds, ``weigh``: the shipped span
-    weights by default), calibrated as the shipped fit is."""
+    weights by default; ``params``: LightGBM settings replacing the shipped ones), calibrated
+    as the shipped fit is."""
     def fit(part: Sequence[Sample]) -> Any:
         import lightgbm
 
@@ -114,12 +121,11 @@ def fitter(columns: list[int],
         y = np.concatenate([s.y for s in part])
         trees, slope, intercept = lambdamart.fit_trees(
             x, y, [len(s.y) for s in part], [f"c{i}" for i in columns],
-            weights=weigh(part))
+            weights=weigh(part), params=params)
         boosters = [lightgbm.Booster(model_str=t) for t in trees.split(TREES_SEPARATOR)]
 
         def p(x_full: np.ndarray) -> np.ndarray:
-            rows = x_full[:, columns].astype(np.float64)
-            raw = np.mean([b.predict(rows, num_threads=2) for b in boosters], axis=0)
+            raw = raw_scores(boosters, x_full[:, columns].astype(np.float64))
             return np.asarray(1 / (1 + np.exp(-(slope * raw + intercept))))
         return p
     return fit

@@ -15,36 +15,17 @@ each variant's gap to the shipped recipe.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any
-
 from question_type import fitter, run
 
-from graphmem.training import lambdamart, transfer
-from graphmem.training.samples import Sample
-
-
-def with_params(columns: list[int], **changed: Any) -> transfer.Fit:
-    """The shipped fit over ``columns`` with LightGBM's ``changed`` settings."""
-    plain = fitter(columns)
-
-    def fit(part: Sequence[Sample]) -> Any:
-        kept = dict(lambdamart.PARAMS)
-        lambdamart.PARAMS.update(changed)
-        try:
-            return plain(part)
-        finally:
-            lambdamart.PARAMS.clear()
-            lambdamart.PARAMS.update(kept)
-    return fit
+from graphmem.training import lambdamart
 
 
 def main() -> None:
     run(__doc__, lambda shipped: {
         "shipped (truncation 60, scaled)": fitter(shipped),
-        "truncation 30": with_params(shipped, lambdarank_truncation_level=30),
-        "truncation 150": with_params(shipped, lambdarank_truncation_level=150),
-        "not scaled per question": with_params(shipped, lambdarank_norm=False)},
+        "truncation 30": fitter(shipped, lambdarank_truncation_level=30),
+        "truncation 150": fitter(shipped, lambdarank_truncation_level=150),
+        "not scaled per question": fitter(shipped, lambdarank_norm=False)},
         params=dict(lambdamart.PARAMS))
 
 

@@ -19,7 +19,8 @@ of ``SEEDS`` fits that differ only in their seed, stored one after the other in 
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -42,12 +43,14 @@ log = logging.getLogger("graphmem")
 def fit_trees(x: np.ndarray, y: np.ndarray, sizes: Sequence[int], names: Sequence[str],
               rounds: int = ROUNDS, weights: np.ndarray | None = None,
               monotone: Sequence[int] | None = None,
-              seeds: int | None = None) -> tuple[str, float, float]:
+              seeds: int | None = None,
+              params: Mapping[str, Any] | None = None) -> tuple[str, float, float]:
     """LightGBM's text models (``seeds`` of them, :data:`SEEDS` by default, joined by
     ``TREES_SEPARATOR``) and the calibration (slope, intercept) of their mean score for rows
     ``x`` (questions stacked in order, of ``sizes`` rows each, columns ``names``) with labels
     ``y``; ``weights`` per row (the calibration reads them too), ``monotone`` per column (+1
-    the score may only rise with the feature, -1 only fall, 0 free)."""
+    the score may only rise with the feature, -1 only fall, 0 free); ``params``: LightGBM
+    settings that replace :data:`PARAMS`' own (a study of another objective or truncation)."""
     import lightgbm
     from sklearn.linear_model import LogisticRegression
 
@@ -59,21 +62,21 @@ def fit_trees(x: np.ndarray, y: np.ndarray, sizes: Sequence[int], names: Sequenc
                             # LightGBM refuses ":" in a name
                             feature_name=[n.replace(":", "_") for n in names],
                             free_raw_data=True)
-    params = dict(PARAMS)
+    settings: dict[str, Any] = {**PARAMS, **(params or {})}
     if monotone is not None and any(monotone):
-        params["monotone_constraints"] = list(monotone)
+        settings["monotone_constraints"] = list(monotone)
     fits = max(1, SEEDS if seeds is None else seeds)
     models, raw = [], np.zeros(len(x))
     for n in range(fits):
-        booster = lightgbm.train({**params, "seed": SEED + n}, data, rounds)
+        booster = lightgbm.train({**settings, "seed": SEED + n}, data, rounds)
         models.append(booster.model_to_string())
         raw += np.asarray(booster.predict(x)) / fits
     calibration = LogisticRegression(max_iter=1000).fit(raw[:, None], y,
                                                         sample_weight=weights)
     slope = float(calibration.coef_[0, 0])
     if slope < MIN_SLOPE:
-        log.warning("tree fit: the calibration's slope is %.3f (under %s): the trees' scores "
-                    "sit at different levels from one question to the next, so P keeps "
-                    "little of their order and packing falls back on the unlearned order; "
-                    "check the row weights and the training data", slope, MIN_SLOPE)
+        log.warning("tree fit: the calibration's slope is %.3f (under %s), so P keeps little "
+                    "of the trees' order and packing falls back on the unlearned order: the "
+                    "scores drift from one question to the next (check the row weights) or "
+                    "the columns hold no signal", slope, MIN_SLOPE)
     return TREES_SEPARATOR.join(models), slope, float(calibration.intercept_[0])

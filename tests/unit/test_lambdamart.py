@@ -12,7 +12,7 @@ from test_listwise import questions
 
 from graphmem.errors import GraphmemError
 from graphmem.retrieve.fused.ranker import TREES_SEPARATOR, TreeRanker
-from graphmem.training.lambdamart import MIN_SLOPE, SEEDS, fit_trees
+from graphmem.training.lambdamart import MIN_SLOPE, PARAMS, SEEDS, fit_trees
 
 
 def scores(trees: str, x: np.ndarray) -> np.ndarray:
@@ -75,3 +75,13 @@ def test_warns_when_the_calibration_keeps_little_of_the_order(
         _, slope, _ = fit_trees(flat, y, sizes, ["a", "b"], rounds=20, seeds=1)
     assert slope < MIN_SLOPE
     assert "calibration's slope" in caplog.text
+
+
+def test_settings_passed_in_replace_the_shipped_ones_for_that_fit_only() -> None:
+    x, y, sizes = questions()
+    kept = dict(PARAMS)
+    shipped, _, _ = fit_trees(x, y, sizes, ["a", "b"], rounds=5, seeds=1)
+    stumps, _, _ = fit_trees(x, y, sizes, ["a", "b"], rounds=5, seeds=1,
+                             params={"num_leaves": 2})
+    assert "num_leaves: 2" in stumps and stumps != shipped
+    assert PARAMS == kept  # the module's settings are untouched
