@@ -84,4 +84,4 @@ def test_settings_passed_in_replace_the_shipped_ones_for_that_fit_only() -> None
     stumps, _, _ = fit_trees(x, y, sizes, ["a", "b"], rounds=5, seeds=1,
                              params={"num_leaves": 2})
     assert "num_leaves: 2" in stumps and stumps != shipped
-    assert PARAMS == kept  # the module's settings are untouched
+    assert kept == PARAMS  # the module's settings are untouched
