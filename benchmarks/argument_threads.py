@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -73,16 +74,18 @@ def space(memory: Memory, name: str) -> Space:
                  [{lemma: math.log(n / df[lemma]) for lemma in lemmas} for lemmas in said])
 
 
-def columns(s: Sample, at: Space, any_speaker: bool) -> np.ndarray:
-    """The thread columns (``COLUMNS``) of each of ``s``'s candidates."""
+def ties(s: Sample, at: Space, any_speaker: bool = False) -> list[dict[int, float]]:
+    """Each of ``s``'s candidates' thread mates (candidate index -> tie weight): the other
+    candidates of the same speaker (any, with ``any_speaker``) in another session sharing a
+    content lemma with it, each weighing the summed idf of what they share."""
     rows = s.rows
-    out = np.zeros((len(rows), len(COLUMNS)), dtype=np.float32)
     by_lemma: dict[str, list[int]] = {}
     for i, r in enumerate(rows):
         for lemma in at.lemmas[r]:
             by_lemma.setdefault(lemma, []).append(i)
+    out: list[dict[int, float]] = []
     for i, r in enumerate(rows):
-        ties: dict[int, float] = {}
+        found: dict[int, float] = {}
         for lemma, weight in at.lemmas[r].items():
             for j in by_lemma[lemma]:
                 other = rows[j]
@@ -90,32 +93,49 @@ def columns(s: Sample, at: Space, any_speaker: bool) -> np.ndarray:
                     continue
                 if not any_speaker and at.speakers[other] != at.speakers[r]:
                     continue
-                ties[j] = ties.get(j, 0.0) + weight
-        if not ties:
+                found[j] = found.get(j, 0.0) + weight
+        out.append(found)
+    return out
+
+
+def columns(s: Sample, at: Space, any_speaker: bool) -> np.ndarray:
+    """The thread columns (``COLUMNS``) of each of ``s``'s candidates."""
+    out = np.zeros((len(s.rows), len(COLUMNS)), dtype=np.float32)
+    for i, found in enumerate(ties(s, at, any_speaker)):
+        if not found:
             continue
-        mates = np.fromiter(ties, dtype=np.int64)
-        weights = np.fromiter(ties.values(), dtype=np.float64)
+        mates = np.fromiter(found, dtype=np.int64)
+        weights = np.fromiter(found.values(), dtype=np.float64)
         close = s.x[mates, VECTOR]
         out[i] = (math.log1p(len(mates)), weights.max() / 10, close.max(),
                   float(weights @ close / weights.sum()), s.x[mates, BM25].max())
     return out
 
 
+def space_of(memory: Memory) -> Callable[[Sample], Space]:
+    """Each sample's space (read and parsed once per space)."""
+    prefixes = {options.get("family", dataset): space_prefix(dataset, path, memory)  # type: ignore[arg-type]
+                for dataset, path, options in sets(0)}
+    spaces: dict[str, Space] = {}
+
+    def of(s: Sample) -> Space:
+        name = f"{prefixes[s.dataset]}-{s.conversation}"
+        if name not in spaces:
+            spaces[name] = space(memory, name)
+        return spaces[name]
+    return of
+
+
 def threaded(samples: list[Sample], texts: list[str]) -> list[Sample]:
     """The samples with the thread columns of the same speaker, then of any speaker, after
     the shipped ones."""
     del texts
-    spaces: dict[str, Space] = {}
     out = []
     with Memory() as memory:
-        prefixes = {options.get("family", dataset): space_prefix(dataset, path, memory)  # type: ignore[arg-type]
-                    for dataset, path, options in sets(0)}
+        of = space_of(memory)
         for s in samples:
             assert s.x.shape[1] == len(FEATURES), s.x.shape
-            name = f"{prefixes[s.dataset]}-{s.conversation}"
-            if name not in spaces:
-                spaces[name] = space(memory, name)
-            at = spaces[name]
+            at = of(s)
             out.append(replace(s, x=np.hstack([s.x, columns(s, at, False),
                                                columns(s, at, True)])))
     return out
