@@ -32,7 +32,7 @@ from typing import Any
 import numpy as np
 import torch
 from question_adapter import Adapter, Conversation, Item, train
-from question_type import fitter, run
+from question_type import fitter, run, sets
 
 from graphmem.client import Memory
 from graphmem.retrieve.fused.features import FEATURES
@@ -40,6 +40,8 @@ from graphmem.training import transfer
 from graphmem.training.samples import Sample
 
 RANK, EPOCHS = 8, 5  # session 29's light adapter: the one that did not overfit its datasets
+# the held-out datasets (the names the samples carry), in the order of the appended columns
+DATASETS = sorted(options.get("family", dataset) for dataset, _, options in sets(0))
 
 
 def spaces(samples: Sequence[Sample], questions: np.ndarray
@@ -74,6 +76,7 @@ def cross_fitted(samples: list[Sample], texts: list[str]) -> list[Sample]:
         questions = np.asarray(memory.embedder.embed(list(texts)), dtype=np.float32)
     conversations, items = spaces(samples, questions)
     datasets = sorted({s.dataset for s in samples})
+    assert datasets == DATASETS, (datasets, DATASETS)
     adapters: dict[frozenset[str], Adapter] = {}
     for held in datasets:
         for other in datasets:
@@ -89,11 +92,7 @@ def cross_fitted(samples: list[Sample], texts: list[str]) -> list[Sample]:
         columns = np.stack([vectors @ adapted(adapters[frozenset({held, s.dataset})], q)
                             for held in datasets], axis=1)
         out.append(replace(s, x=np.hstack([s.x, columns.astype(np.float32)])))
-    DATASETS[:] = datasets
     return out
-
-
-DATASETS: list[str] = []  # the held-out datasets, in the order of the appended columns
 
 
 def per_fold(shipped: list[int]) -> transfer.Fit:

@@ -59,8 +59,12 @@ class Space:
 
 
 def space(memory: Memory, name: str) -> Space:
-    """The speakers, sessions and weighed content lemmas of the turns of space ``name``."""
+    """The speakers, sessions and weighed content lemmas of the turns of space ``name`` (their
+    text; image captions are not read)."""
     table = read_space_turns(memory.store, name)
+    if not table.rows:
+        raise SystemExit(f"space {name} holds no turns: the cached candidates were collected "
+                         "from spaces this database no longer holds (run train-ranker again)")
     names = {part.lower() for row in table.rows for part in row.speaker.split()}
     said: list[set[str]] = []
     for doc in nlp().pipe([row.text for row in table.rows], batch_size=128,
