@@ -27,6 +27,7 @@ the shipped recipe with its standard error (questions resampled per dataset, pai
 
 from __future__ import annotations
 
+import argparse
 import math
 import re
 from collections.abc import Callable, Sequence
@@ -172,6 +173,18 @@ def compare(samples: Sequence[Sample], variants: dict[str, transfer.Fit],
     return out
 
 
+def loaded(doc: str | None) -> tuple[argparse.Namespace, list[Sample], list[str]]:
+    """A candidate-matrix benchmark's arguments (``--conversations``, ``--out``; ``doc`` its
+    help) and the cached candidates and question texts they name."""
+    parser = make_parser(doc)
+    parser.add_argument("--conversations", type=int, default=8,
+                        help="QMSum validation conversations to sample (seed 0)")
+    parser.add_argument("--out", type=Path, default=None)
+    args = parser.parse_args()
+    samples, texts = load(args.conversations)
+    return args, samples, texts
+
+
 def run(doc: str | None, variants: Callable[[list[int]], dict[str, transfer.Fit]],
         prepare: Callable[[list[Sample], list[str]], list[Sample]] | None = None,
         **extra: Any) -> None:
@@ -179,12 +192,7 @@ def run(doc: str | None, variants: Callable[[list[int]], dict[str, transfer.Fit]
     QMSum ones; ``prepare(samples, question texts)`` first, when given), each of
     ``variants(shipped columns)`` compared on them with the shipped packing rule, published
     with ``extra`` (``--out``)."""
-    parser = make_parser(doc)
-    parser.add_argument("--conversations", type=int, default=8,
-                        help="QMSum validation conversations to sample (seed 0)")
-    parser.add_argument("--out", type=Path, default=None)
-    args = parser.parse_args()
-    samples, texts = load(args.conversations)
+    args, samples, texts = loaded(doc)
     if prepare is not None:
         samples = prepare(samples, texts)
     rule = load_ranker().rule

@@ -23,13 +23,12 @@ standard error.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 from argument_threads import space_of, ties
-from common import make_parser, publish
-from question_type import by_category, fitter, load, shipped_columns
+from common import publish
+from question_type import by_category, fitter, loaded, shipped_columns
 
 from graphmem.client import Memory
 from graphmem.retrieve.fused.ranker import load_ranker
@@ -59,12 +58,7 @@ def dataset_means(samples: Sequence[Sample], values: np.ndarray) -> dict[str, fl
 
 
 def main() -> None:
-    parser = make_parser(__doc__)
-    parser.add_argument("--conversations", type=int, default=8,
-                        help="QMSum validation conversations to sample (seed 0)")
-    parser.add_argument("--out", type=Path, default=None)
-    args = parser.parse_args()
-    samples, _ = load(args.conversations)
+    args, samples, _ = loaded(__doc__)
     rule = load_ranker().rule
     learned, plain_p = transfer.held_out(samples, fitter(shipped_columns()), print)
     with Memory() as memory:
