@@ -5,6 +5,7 @@ no LLM, leaves `graphmem`'s context as it was, counted as a fallback."""
 from __future__ import annotations
 
 import json
+import logging
 import re
 from pathlib import Path
 from typing import Any
@@ -27,7 +28,7 @@ def listed(body: dict[str, Any]) -> list[str]:
 
 
 def test_what_the_llm_marks_goes_first(memory: Memory, space: str, server: ScriptedServer,
-                                       tmp_path: Path) -> None:
+                                       tmp_path: Path, caplog: Any) -> None:
     memory.ingest(SAMPLE, space=space)
     plain = memory.search(QUESTION, space=space, budget=BUDGET)
     # without an LLM, graphmem-llm is graphmem
@@ -43,9 +44,16 @@ def test_what_the_llm_marks_goes_first(memory: Memory, space: str, server: Scrip
     server.responder = mark_the_last
     mem = scripted_memory(memory, server, tmp_path)
     try:
-        result = mem.search(QUESTION, space=space, strategy="graphmem-llm", budget=BUDGET)
+        with caplog.at_level(logging.DEBUG, logger="graphmem"):
+            result = mem.search(QUESTION, space=space, strategy="graphmem-llm", budget=BUDGET)
         assert len(server.requests) == 1 and len(marked) == 1
         assert marked[0] not in plain.context and marked[0] in result.context
+        # the debug log names what was marked by its input id, and holds none of its text
+        logged = [r for r in caplog.records if "the LLM marked" in r.getMessage()]
+        assert len(logged) == 1 and "marked 1 of" in logged[0].getMessage()
+        hit = next(h for h in result.hits if marked[0] in h.text)
+        assert logged[0].args[2] == hit.source_ids[:1]  # type: ignore[index]
+        assert marked[0] not in logged[0].getMessage()
         assert mem.llm_usage()["evidence_rerank"].calls == 1
         # graphmem itself never asks
         assert mem.search(QUESTION, space=space, budget=BUDGET).context == plain.context

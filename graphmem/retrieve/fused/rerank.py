@@ -5,6 +5,8 @@ Without an LLM, or when its reply is unusable, the ranking is the ranker's, unch
 
 from __future__ import annotations
 
+import logging
+
 import numpy as np
 
 from graphmem.prompts import evidence_rerank
@@ -12,6 +14,7 @@ from graphmem.retrieve.base import RetrievalContext
 from graphmem.retrieve.fused.pipeline import header
 from graphmem.retrieve.fused.space_index import SpaceTurns
 
+log = logging.getLogger("graphmem")
 LINE_CHARS = 240  # a long turn is cut for the reader: the prompt stays within small contexts
 
 
@@ -45,6 +48,10 @@ def reranked(ctx: RetrievalContext, table: SpaceTurns, rows: list[int], p: np.nd
         picked = [best[i] for i in reply.evidence if 0 <= i < len(best)]
         if reply.evidence and not picked:
             raise ValueError(f"numbers {reply.evidence} name no message of {len(best)}")
+        # which turns the reader moved up, by input id only (never their text): what a
+        # study of the reader needs, and nothing of the conversation in the log
+        log.debug("graphmem-llm: the LLM marked %d of the %d candidates it read: %s",
+                  len(picked), len(best), [table.rows[rows[n]].source_id for n in picked])
         return marked_first(p, picked)
 
     return evidence_rerank.STEP.run(
