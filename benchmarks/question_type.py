@@ -111,10 +111,11 @@ def raw_scores(boosters: Sequence[Any], x: np.ndarray) -> np.ndarray:
 
 def fitter(columns: list[int],
            weigh: Callable[[Sequence[Sample]], np.ndarray] = row_weights,
+           grade: Callable[[Sequence[Sample]], np.ndarray] | None = None,
            **params: Any) -> transfer.Fit:
     """Trees over ``columns`` of the extended rows (three seeds, ``weigh``: the shipped span
-    weights by default; ``params``: LightGBM settings replacing the shipped ones), calibrated
-    as the shipped fit is."""
+    weights by default; ``grade``: graded labels for the trees, when given; ``params``:
+    LightGBM settings replacing the shipped ones), calibrated as the shipped fit is."""
     def fit(part: Sequence[Sample]) -> Any:
         import lightgbm
 
@@ -122,7 +123,7 @@ def fitter(columns: list[int],
         y = np.concatenate([s.y for s in part])
         trees, slope, intercept = lambdamart.fit_trees(
             x, y, [len(s.y) for s in part], [f"c{i}" for i in columns],
-            weights=weigh(part), params=params)
+            weights=weigh(part), params=params, grades=grade(part) if grade else None)
         boosters = [lightgbm.Booster(model_str=t) for t in trees.split(TREES_SEPARATOR)]
 
         def p(x_full: np.ndarray) -> np.ndarray:

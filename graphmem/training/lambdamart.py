@@ -44,13 +44,16 @@ def fit_trees(x: np.ndarray, y: np.ndarray, sizes: Sequence[int], names: Sequenc
               rounds: int = ROUNDS, weights: np.ndarray | None = None,
               monotone: Sequence[int] | None = None,
               seeds: int | None = None,
-              params: Mapping[str, Any] | None = None) -> tuple[str, float, float]:
+              params: Mapping[str, Any] | None = None,
+              grades: np.ndarray | None = None) -> tuple[str, float, float]:
     """LightGBM's text models (``seeds`` of them, :data:`SEEDS` by default, joined by
     ``TREES_SEPARATOR``) and the calibration (slope, intercept) of their mean score for rows
     ``x`` (questions stacked in order, of ``sizes`` rows each, columns ``names``) with labels
     ``y``; ``weights`` per row (the calibration reads them too), ``monotone`` per column (+1
     the score may only rise with the feature, -1 only fall, 0 free); ``params``: LightGBM
-    settings that replace :data:`PARAMS`' own (a study of another objective or truncation)."""
+    settings that replace :data:`PARAMS`' own (a study of another objective or truncation);
+    ``grades``: whole-number relevance per row for the trees to learn instead of ``y`` (a
+    study of graded labels), while the calibration still maps their score to P(``y``)."""
     import lightgbm
     from sklearn.linear_model import LogisticRegression
 
@@ -58,7 +61,10 @@ def fit_trees(x: np.ndarray, y: np.ndarray, sizes: Sequence[int], names: Sequenc
         raise GraphmemError("tree fit: the question sizes do not add up to the rows")
     if not 0 < int(y.sum()) < len(y):
         raise GraphmemError("tree fit: the rows need both evidence and other turns")
-    data = lightgbm.Dataset(x, y, group=list(sizes), weight=weights,
+    if grades is not None and (len(grades) != len(y) or np.any(grades < 0)):
+        raise GraphmemError("tree fit: the grades need one non-negative whole number per row")
+    data = lightgbm.Dataset(x, y if grades is None else grades, group=list(sizes),
+                            weight=weights,
                             # LightGBM refuses ":" in a name
                             feature_name=[n.replace(":", "_") for n in names],
                             free_raw_data=True)

@@ -85,3 +85,24 @@ def test_settings_passed_in_replace_the_shipped_ones_for_that_fit_only() -> None
                              params={"num_leaves": 2})
     assert "num_leaves: 2" in stumps and stumps != shipped
     assert kept == PARAMS  # the module's settings are untouched
+
+
+def test_grades_teach_the_trees_while_the_calibration_stays_on_the_evidence() -> None:
+    x, y, sizes = questions()
+    rng = np.random.default_rng(1)
+    # a third column marks some other turns; graded 1, they should rise above the rest
+    marked = (y == 0) & (rng.random(len(y)) < 0.2)
+    x = np.column_stack([x, marked.astype(float)])
+    grades = np.where(y > 0, 2, np.where(marked, 1, 0))
+    names = ["signal", "per_question", "marked"]
+    plain, _, _ = fit_trees(x, y, sizes, names, rounds=40, seeds=1)
+    graded, slope, intercept = fit_trees(x, y, sizes, names, rounds=40, seeds=1,
+                                         grades=grades)
+    others = y == 0
+    lift = [float(scores(t, x)[others & marked].mean() - scores(t, x)[others & ~marked].mean())
+            for t in (plain, graded)]
+    assert lift[1] > lift[0] + 0.5  # only the graded fit learned the marked turns
+    p = 1 / (1 + np.exp(-(slope * scores(graded, x) + intercept)))
+    assert slope > 0 and abs(p.mean() - y.mean()) < 0.02  # P of evidence, not of a grade
+    with pytest.raises(GraphmemError, match="grades"):
+        fit_trees(x, y, sizes, names, grades=grades[:-1])
