@@ -61,7 +61,8 @@ def fit_trees(x: np.ndarray, y: np.ndarray, sizes: Sequence[int], names: Sequenc
         raise GraphmemError("tree fit: the question sizes do not add up to the rows")
     if not 0 < int(y.sum()) < len(y):
         raise GraphmemError("tree fit: the rows need both evidence and other turns")
-    if grades is not None and (len(grades) != len(y) or np.any(grades < 0)):
+    if grades is not None and (len(grades) != len(y) or np.any(grades < 0)
+                               or np.any(grades != np.round(grades))):
         raise GraphmemError("tree fit: the grades need one non-negative whole number per row")
     data = lightgbm.Dataset(x, y if grades is None else grades, group=list(sizes),
                             weight=weights,

@@ -104,5 +104,6 @@ def test_grades_teach_the_trees_while_the_calibration_stays_on_the_evidence() ->
     assert lift[1] > lift[0] + 0.5  # only the graded fit learned the marked turns
     p = 1 / (1 + np.exp(-(slope * scores(graded, x) + intercept)))
     assert slope > 0 and abs(p.mean() - y.mean()) < 0.02  # P of evidence, not of a grade
-    with pytest.raises(GraphmemError, match="grades"):
-        fit_trees(x, y, sizes, names, grades=grades[:-1])
+    for wrong in (grades[:-1], grades - 1, grades * 0.5):  # short, negative, fractional
+        with pytest.raises(GraphmemError, match="grades"):
+            fit_trees(x, y, sizes, names, grades=wrong)
