@@ -30,10 +30,9 @@ from typing import Any
 
 import numpy as np
 from common import publish
-from question_type import BUDGETS, fitter, loaded, shipped_columns
+from question_type import BUDGETS, loaded, shipped_held_out
 
 from graphmem.retrieve.fused.pipeline import PackingRule, select
-from graphmem.retrieve.fused.ranker import load_ranker
 from graphmem.training import transfer
 from graphmem.training.samples import Sample
 
@@ -77,8 +76,7 @@ def ceilings(samples: Sequence[Sample], scores: Sequence[np.ndarray],
 
 def main() -> None:
     args, samples, _ = loaded(__doc__)
-    rule = load_ranker().rule
-    learned, plain_p = transfer.held_out(samples, fitter(shipped_columns()), print)
+    rule, learned, plain_p = shipped_held_out(samples)
     scores = transfer.packed(samples, learned, plain_p, rule)
     publish({"rule": rule._asdict(), "held_out": ceilings(samples, scores, rule)}, args.out)
 

@@ -36,15 +36,15 @@ GAINS = (0.25, 0.5)  # grade 1's worth to LambdaMART in the gentler variants (ev
 
 
 def grades(share: float) -> Callable[[Sequence[Sample]], np.ndarray]:
-    """Every row's grade: 2 for evidence, 1 for another candidate holding more than ``share``
-    of its question's answer words (0: any one), 0 otherwise."""
+    """Every row's grade: 2 for evidence, 1 for another candidate holding at least one of its
+    question's answer words and at least ``share`` of them, 0 otherwise."""
     def grade(part: Sequence[Sample]) -> np.ndarray:
         out = []
         for s in part:
             g = np.where(s.y > 0, 2, 0).astype(np.int32)
             if s.words and s.found:
                 held = np.array([len(f) / s.words for f in s.found])
-                g[(s.y <= 0) & (held > share - 1e-9) & (held > 0)] = 1
+                g[(s.y <= 0) & (held > 0) & (held >= share)] = 1
             out.append(g)
         return np.concatenate(out)
     return grade

@@ -153,6 +153,14 @@ def shipped_columns() -> list[int]:
     return [i for i, name in enumerate(FEATURES) if name not in dropped]
 
 
+def shipped_held_out(samples: Sequence[Sample]
+                     ) -> tuple[PackingRule, list[np.ndarray], list[np.ndarray]]:
+    """The shipped packing rule, and each question's learned and unlearned P from the shipped
+    recipe fitted without the question's dataset (what a study after the ranker starts from)."""
+    learned, plain_p = transfer.held_out(samples, fitter(shipped_columns()), print)
+    return load_ranker().rule, learned, plain_p
+
+
 def compare(samples: Sequence[Sample], variants: dict[str, transfer.Fit],
             rule: PackingRule) -> dict[str, Any]:
     """Each variant fitted without each dataset and packed with ``rule``: its matrix by

@@ -28,10 +28,9 @@ from typing import Any
 import numpy as np
 from argument_threads import space_of, ties
 from common import publish
-from question_type import by_category, fitter, loaded, shipped_columns
+from question_type import by_category, loaded, shipped_held_out
 
 from graphmem.client import Memory
-from graphmem.retrieve.fused.ranker import load_ranker
 from graphmem.training import transfer
 from graphmem.training.samples import Sample
 
@@ -59,8 +58,7 @@ def dataset_means(samples: Sequence[Sample], values: np.ndarray) -> dict[str, fl
 
 def main() -> None:
     args, samples, _ = loaded(__doc__)
-    rule = load_ranker().rule
-    learned, plain_p = transfer.held_out(samples, fitter(shipped_columns()), print)
+    rule, learned, plain_p = shipped_held_out(samples)
     with Memory() as memory:
         of = space_of(memory)
         mates = [ties(s, of(s)) for s in samples]
