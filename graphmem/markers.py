@@ -11,11 +11,16 @@ Every context rendered for injection into a prompt (:func:`mark`: the adapters' 
 
 Every write path (``ingest``, ``add_messages``, ``correct``, REST, MCP, the adapters) passes
 incoming texts through :func:`strip_marked` first. A block is an opening tag and the next
-closing tag after it, in the same text or in a later text of the same call (a context split
-over several messages of one ``add_messages`` call, or over turns of one session of a file).
-An opening tag with no closing tag after it, a closing tag with no opening one before it, and
-the marker's name in prose are text like any other and are kept: only a whole block is
-removed, so nothing a person wrote is lost to a stray tag. Tags are matched ignoring case.
+closing tag after it *within one text*: only what graphmem rendered into one message or turn
+is taken out, so a person's text is never removed because of what another message holds (an
+opening tag in one participant's message and a closing tag in someone else's later one remove
+nothing). A lone tag and the marker's name in prose are text like any other. Tags are matched
+ignoring case.
+
+What :func:`mark` wraps is recalled text, which may hold anything someone once said, tags of
+the marker included: every tag-like form of the marker's name inside it is neutralised
+(``<`` written ``&lt;``), so a stored closing tag cannot end the block early and leave the rest
+of a memory outside it, where an agent would read it as its prompt's own text.
 """
 
 from __future__ import annotations
@@ -31,6 +36,7 @@ OPEN = f"<{NAME}>"
 CLOSE = f"</{NAME}>"
 _OPEN = re.compile(re.escape(OPEN), re.IGNORECASE)
 _CLOSE = re.compile(re.escape(CLOSE), re.IGNORECASE)
+_ANY_TAG = re.compile(rf"<(?=\s*/?\s*{re.escape(NAME)}\b)", re.IGNORECASE)  # a tag's "<"
 
 
 def mark_tokens() -> int:
@@ -40,9 +46,16 @@ def mark_tokens() -> int:
 
 
 def mark(context: str) -> str:
-    """``context`` wrapped in the marker; "" stays "" (nothing recalled, nothing to inject)."""
-    body = context.strip()
+    """``context`` wrapped in the marker, every tag of the marker inside it neutralised; ""
+    stays "" (nothing recalled, nothing to inject)."""
+    body = neutralise(context.strip())
     return f"{OPEN}\n{body}\n{CLOSE}" if body else ""
+
+
+def neutralise(text: str) -> str:
+    """``text`` with every tag-like form of the marker (any case, spacing or attributes)
+    written so that it no longer reads as a tag."""
+    return _ANY_TAG.sub("&lt;", text)
 
 
 @dataclass
@@ -56,35 +69,27 @@ class Stripped:
 
 
 def strip_marked(texts: Sequence[str]) -> Stripped:
-    """Remove every marked block from ``texts`` read in order as one stream (a block may open
-    in one text and close in a later one). A text left empty by the removal is listed in
-    ``emptied``; a text that was empty already is not."""
-    has_close = [bool(_CLOSE.search(t)) for t in texts]
-    closes_after = [any(has_close[i + 1:]) for i in range(len(texts))]
+    """Remove every marked block from each of ``texts``, one text at a time (a block opens and
+    closes within one text). A text left empty by the removal is listed in ``emptied``; a
+    text that was empty already is not."""
     out = Stripped(texts=[])
-    inside = False
     for i, text in enumerate(texts):
         kept: list[str] = []
-        pos, touched = 0, inside
-        while pos <= len(text):
-            if inside:
-                end = _CLOSE.search(text, pos)
-                if end is None:
-                    break  # the whole rest of this text is inside the block
-                inside, pos = False, end.end()
-                continue
+        pos, blocks = 0, 0
+        while True:
             start = _OPEN.search(text, pos)
-            if start is None or not (_CLOSE.search(text, start.end()) or closes_after[i]):
-                kept.append(text[pos:])  # no block opens here (a lone tag is text)
+            end = _CLOSE.search(text, start.end()) if start else None
+            if start is None or end is None:
+                kept.append(text[pos:])  # no whole block from here on: a lone tag is text
                 break
             kept.append(text[pos:start.start()])
-            out.blocks += 1
-            inside, touched, pos = True, True, start.end()
-        if not touched:
+            blocks, pos = blocks + 1, end.end()
+        if not blocks:
             out.texts.append(text)
             continue
         joined = "\n".join(piece.strip() for piece in kept if piece.strip())
         out.texts.append(joined)
+        out.blocks += blocks
         out.touched.append(i)
         if not joined and text.strip():
             out.emptied.append(i)

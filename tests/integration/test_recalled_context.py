@@ -48,11 +48,12 @@ def test_add_messages_split_only_and_mention(memory: Memory, space: str) -> None
         {"speaker": "user", "text": f"my note {OPEN}\nuser: the garden shed", "id": "m3"},
         {"speaker": "user", "text": f"more of it {CLOSE} and the rest is mine", "id": "m4"},
         {"speaker": "user", "text": MENTION, "id": "m5"}])
-    assert (report.stripped, report.emptied) == (3, 1)
+    # a tag opened in one message and closed in another removes nobody's words
+    assert (report.stripped, report.emptied) == (2, 1)
     assert report.added == ["m1", "m3", "m4", "m5"]
     texts = stored_texts(memory, space)
-    assert texts == [ASKED, "my note", "and the rest is mine", MENTION]
-    assert_clean(texts)
+    assert texts == [ASKED, f"my note {OPEN}\nuser: the garden shed",
+                     f"more of it {CLOSE} and the rest is mine", MENTION]
     nothing = memory.add_messages(space, "chat", [{"speaker": "user", "text": RECALLED}])
     assert nothing.added == [] and nothing.emptied == 1 and "nothing was stored" in \
         nothing.notes[0]
@@ -89,17 +90,17 @@ def test_ingest_file_and_cli(memory: Memory, space: str, tmp_path: Path) -> None
         f"{ASKED}\n{RECALLED}", RECALLED, f"first {OPEN} user: the garden shed",
         f"{CLOSE} second", MENTION])
     report = memory.ingest(path, space=space, layers="")
-    assert (report.stripped, report.emptied) == (4, 2) and report.turns == 4
+    assert (report.stripped, report.emptied) == (3, 2) and report.turns == 4
     assert any("c2" in w for w in report.warnings)  # a conversation of recalled context only
-    assert "4 blocks of recalled context taken out" in report.summary()
+    assert "3 blocks of recalled context taken out" in report.summary()
     texts = stored_texts(memory, space)
-    assert texts == [ASKED, "first", "second", MENTION]
-    assert_clean(texts)
-    [turn] = [m for m in memory.messages(space, "c1").messages if m.text == "second"]
+    # a block is within one turn: tags split over two turns are someone's text
+    assert texts == [ASKED, f"first {OPEN} user: the garden shed", f"{CLOSE} second", MENTION]
+    [turn] = [m for m in memory.messages(space, "c1").messages if m.text.endswith("second")]
     assert turn.id == "s1:4"  # the ids of the file stay the file's
     result = CliRunner().invoke(main, ["ingest", str(path), "--space", space, "--layers", ""])
     assert result.exit_code == 0, result.output
-    assert "4 blocks of recalled context taken out" in result.output
+    assert "3 blocks of recalled context taken out" in result.output
     assert stored_texts(memory, space) == texts  # the same ingest again changes nothing
 
 
