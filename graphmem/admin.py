@@ -143,18 +143,20 @@ class SpaceAdmin(ABC):
     # ------------------------------------------------------------------ forget, delete
     def forget(self, space: str, conversation: str, *,
                sessions: Sequence[str] | None = None, turns: Sequence[str] | None = None,
-               whole_conversation: bool = False) -> ForgetReport:
+               whole_conversation: bool = False, reuse_ids: bool = False) -> ForgetReport:
         """Forget messages (``turns``: their ids), ``sessions`` (their keys) or, with
         ``whole_conversation=True``, the whole ``conversation`` of ``space``: they and
         everything derived only from them are removed, what was derived partly from them is
-        derived again (:mod:`graphmem.ingest.edits`). No client serves them afterwards. Empty
-        lists forget nothing (the report's ``note`` says so); giving no selection at all
-        without ``whole_conversation`` is an error."""
+        derived again (:mod:`graphmem.ingest.edits`). No client serves them afterwards, and
+        the forgotten message ids are refused when a history is sent again
+        (``LiveReport.forgotten``) unless ``reuse_ids`` is true. Empty lists forget nothing
+        (the report's ``note`` says so); giving no selection at all without
+        ``whole_conversation`` is an error."""
         check_space(space)
         self.flush()  # a background derivation must not write the forgotten back
         self.ensure_schema()
         report = forget(self._layer_context(), space, conversation, sessions, turns,
-                        whole_conversation)
+                        whole_conversation, reuse_ids)
         self.projections.drop_space(self.store, space)
         self.caches.forget(space)
         return report

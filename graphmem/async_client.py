@@ -156,9 +156,11 @@ class AsyncMemory:
     # ---------------------------------------------------------------- change and remove
     async def forget(self, space: str, conversation: str, *,
                      sessions: Sequence[str] | None = None, turns: Sequence[str] | None = None,
-                     whole_conversation: bool = False) -> ForgetReport:
+                     whole_conversation: bool = False,
+                     reuse_ids: bool = False) -> ForgetReport:
         return await self._call(self.memory.forget, space, conversation, sessions=sessions,
-                                turns=turns, whole_conversation=whole_conversation)
+                                turns=turns, whole_conversation=whole_conversation,
+                                reuse_ids=reuse_ids)
 
     async def correct(self, space: str, turn_id: str, text: str, *,
                       keep_old: bool = True) -> CorrectReport:

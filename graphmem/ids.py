@@ -10,7 +10,7 @@ the input's characters.
 from __future__ import annotations
 
 import hashlib
-from urllib.parse import quote
+from urllib.parse import quote, unquote
 
 from graphmem.errors import InputError
 
@@ -68,3 +68,24 @@ def turn_id(space: str, conversation: str, source_id: str) -> str:
 
 def speaker_id(space: str, name: str) -> str:
     return f"{part(space)}/@{part(name)}"
+
+
+def forgotten_digest(turn: str) -> str:
+    """What a space keeps of a forgotten message (``ingest/forget_ids``): a digest of its Turn
+    id, enough to refuse the id when a history is sent again, and nothing of what was said."""
+    return hashlib.sha256(turn.encode("utf-8", "surrogatepass")).hexdigest()[:32]
+
+
+def turn_parts(space: str, turn: str) -> tuple[str, str] | None:
+    """The conversation key and message id a Turn id of ``space`` names (the inverse of
+    :func:`turn_id`), or None when ``turn`` is not one, or one of its parts was too long and
+    is hashed (then only the graph knows them)."""
+    prefix = f"{part(space)}/"
+    if not turn.startswith(prefix) or turn.count("#") != 1:
+        return None
+    conversation, _, message = turn[len(prefix):].partition("#")
+    if not conversation or not message or "/" in conversation or "/" in message:
+        return None
+    if _HASHED in conversation or _HASHED in message:
+        return None
+    return unquote(conversation), unquote(message)

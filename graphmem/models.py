@@ -274,6 +274,7 @@ class LiveReport:
     added: list[str] = field(default_factory=list)  # input ids of the new turns
     known: list[str] = field(default_factory=list)  # message ids stored before: skipped
     new_session: bool = False
+    forgotten: list[str] = field(default_factory=list)  # message ids forgotten before: refused
     refreshed: list[str] = field(default_factory=list)  # layers that caught up in this call
     pending: list[str] = field(default_factory=list)  # layers still waiting for a refresh
     seconds: float = 0.0

@@ -324,8 +324,13 @@ def check_node(labels: Any, props: dict[str, Any], space: str, dimensions: int,
     if not isinstance(ident, str):
         raise InputError(f"a {label} node without an id", **where)
     if label == "Space":
-        if ident != space or set(props) != {"id"}:
+        if ident != space or not set(props) <= {"id", "forgotten"}:
             raise InputError(f"a Space node {ident!r} that is not the file's space", **where)
+        forgotten = props.get("forgotten")
+        if forgotten is not None and not (isinstance(forgotten, list) and all(
+                isinstance(d, str) for d in forgotten)):
+            raise InputError("the Space node's forgotten ids must be a list of strings",
+                             **where)
         return
     if props.get("space") != space or not ident.startswith(space_prefix(space)):
         raise InputError(f"a {label} node {ident!r} of space {props.get('space')!r}: every "

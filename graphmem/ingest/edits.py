@@ -17,6 +17,12 @@ What is forgotten goes with everything derived from it; what remains is derived 
 
 A conversation left without turns is forgotten whole (``ingest/forget_conversation``).
 
+A forget sticks: the first transaction also keeps a digest of each forgotten message's id on
+the space (``ingest/forget_ids``; the id's digest only, never what was said), and a live
+message given one of those ids later is refused (``LiveReport.forgotten``), so a framework or
+client that sends a thread's history again does not bring it back. ``reuse_ids`` forgets
+without that (an application that reuses its keys, as a key-value store does).
+
 What a layer derived is found by provenance: every derived node links to the turns it comes
 from (``FROM_TURN``), so a plug-in layer's nodes go with graphmem's own, whether or not this
 process has the plug-in installed. Nothing is forgotten unless asked: an empty selection
@@ -35,7 +41,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from graphmem.errors import InputError
-from graphmem.ids import conversation_id, session_id, turn_id
+from graphmem.ids import conversation_id, forgotten_digest, session_id, turn_id
 from graphmem.ingest.inputs.fields import id_field
 from graphmem.ingest.layer import Job, LayerContext
 from graphmem.ingest.layers import LAYERS, run_order
@@ -45,7 +51,7 @@ from graphmem.models import CorrectReport, ForgetReport
 from graphmem.store import Tx
 
 STATEMENTS = ("ingest/forget_turns", "ingest/forget_derived", "ingest/forget_conversation",
-              "ingest/forget_orphans", "ingest/correct_turn")
+              "ingest/forget_orphans", "ingest/correct_turn", "ingest/forget_ids")
 
 
 
@@ -55,10 +61,11 @@ NOTHING_SELECTED = "the selection was empty: nothing was forgotten"
 
 def forget(context: LayerContext, space: str, conversation: str,
            sessions: Sequence[str] | None = None, turns: Sequence[str] | None = None,
-           whole_conversation: bool = False) -> ForgetReport:
+           whole_conversation: bool = False, reuse_ids: bool = False) -> ForgetReport:
     """Forget ``turns`` (their input ids) and ``sessions`` (their keys) of ``conversation``,
     or, with ``whole_conversation``, all of it. Empty lists forget nothing: a caller that
-    selected no message must never lose the conversation."""
+    selected no message must never lose the conversation. The forgotten ids are refused when
+    added again unless ``reuse_ids``."""
     conversation = id_field(conversation, "conversation")
     selected = sessions is not None or turns is not None
     if whole_conversation and selected:
@@ -93,16 +100,24 @@ def forget(context: LayerContext, space: str, conversation: str,
     gone_turns = [t.source_id for s in record.sessions for t in s.turns
                   if s.key in gone_sessions or t.source_id in chosen]
     report.turns, report.sessions = len(gone_turns), len(gone_sessions)
-    if not kept:
-        report.whole_conversation = True
-        store.write_tx(lambda tx: _forget_whole(tx, space, conversation, report),
-                       "ingest/forget")
-        return report
     gone = ([session_id(space, conversation, k) for k in gone_sessions],
             [turn_id(space, conversation, t) for t in gone_turns])
-    report.layers = _rewrite(context, space, conversation, "forget",
-                             lambda tx: tx.run("ingest/forget_turns", space=space,
-                                               session_ids=gone[0], turn_ids=gone[1]))
+
+    def tombstones(tx: Tx) -> None:
+        tx.run("ingest/forget_ids", space=space, refuse=not reuse_ids,
+               digests=[forgotten_digest(t) for t in gone[1]])
+
+    if not kept:
+        report.whole_conversation = True
+        store.write_tx(lambda tx: _forget_whole(tx, space, conversation, report, tombstones),
+                       "ingest/forget")
+        return report
+
+    def remove(tx: Tx) -> None:
+        tx.run("ingest/forget_turns", space=space, session_ids=gone[0], turn_ids=gone[1])
+        tombstones(tx)
+
+    report.layers = _rewrite(context, space, conversation, "forget", remove)
     return report
 
 
@@ -155,8 +170,10 @@ def _rewrite(context: LayerContext, space: str, conversation: str, what: str,
     return [n for n in run_order(held) if n != "turns"]
 
 
-def _forget_whole(tx: Tx, space: str, conversation: str, report: ForgetReport) -> None:
+def _forget_whole(tx: Tx, space: str, conversation: str, report: ForgetReport,
+                  tombstones: Callable[[Tx], None]) -> None:
     tx.run("ingest/lock_space", space=space, embedder=None)
+    tombstones(tx)
     tx.run("ingest/forget_conversation", space=space,
            conversation_id=conversation_id(space, conversation))
     tx.run("ingest/forget_orphans", space=space)

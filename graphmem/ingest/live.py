@@ -20,7 +20,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from graphmem.errors import InputError
-from graphmem.ids import conversation_id, session_id, turn_id
+from graphmem.ids import conversation_id, forgotten_digest, session_id, turn_id
 from graphmem.ingest.inputs.fields import Where, key, kind, turn
 from graphmem.ingest.layer import Job
 from graphmem.ingest.layers import layer_names
@@ -72,6 +72,7 @@ class LivePlan:
     read: dict[str, Any] = field(default_factory=dict)  # what the plan was made from: the
     seen: dict[str, Any] = field(default_factory=dict)  # statement's params and its row
     notes: tuple[str, ...] = ()  # what the caller may not expect (a backdated message)
+    forgotten: list[str] = field(default_factory=list)  # ids forgotten before: refused
 
 
 class Superseded(Exception):
@@ -168,14 +169,15 @@ def plan(store: GraphStore, space: str, conversation: str, messages: list[Messag
     """Read where the messages go and build the open session's record with them appended."""
     cid = conversation_id(space, conversation)
     given = [m.id for m in messages if m.id is not None]
+    ids = {g: turn_id(space, conversation, g) for g in given}
     read = {"space": space, "conversation_id": cid, "session": session,
-            "turn_ids": [turn_id(space, conversation, g) for g in given]}
+            "turn_ids": list(ids.values()),
+            "digests": [forgotten_digest(i) for i in ids.values()]}
     [row] = store.read("ingest/live_session", **read)
-    stored = {i for g in given if (i := turn_id(space, conversation, g))
-              in set(row["stored_turn_ids"])}
-    known = [g for g in given if turn_id(space, conversation, g) in stored]
-    fresh = [m for m in messages if m.id is None or turn_id(space, conversation, m.id)
-             not in stored]
+    stored, refused = set(row["stored_turn_ids"]), set(row["forgotten_turn_ids"])
+    known = [g for g in given if ids[g] in stored]
+    forgotten = [g for g in given if ids[g] in refused and ids[g] not in stored]
+    fresh = [m for m in messages if m.id is None or ids[m.id] not in stored | refused]
     current = row["session"]
     first_at = fresh[0].at if fresh else messages[0].at
     assert first_at is not None
@@ -206,7 +208,9 @@ def plan(store: GraphStore, space: str, conversation: str, messages: list[Messag
     return LivePlan(record, chosen, [t.source_id for t in turns[len(base.turns):]], known,
                     new_session=not open_now, closed_session=current is not None and not open_now,
                     last_message_at=max(last, previous) if previous else last,
-                    pending=list(row["pending"]), read=read, seen=row, notes=notes)
+                    pending=list(row["pending"]), read=read, seen=row, notes=notes,
+                    forgotten=forgotten)
+
 
 
 def _is_open(session: dict[str, Any], at: datetime, gap: timedelta) -> bool:

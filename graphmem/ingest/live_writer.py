@@ -179,7 +179,7 @@ class LiveWriter:
         :class:`Superseded` when the conversation changed since it was planned."""
         space, conversation = live.read["space"], live.record.key
         report = LiveReport(space, conversation, live.session.key, live.added, live.known,
-                            live.new_session, notes=list(live.notes))
+                            live.new_session, live.forgotten, notes=list(live.notes))
         if not live.added:
             return report
         waiting = [] if self.settings.live_derive == "inline" else [live.session.key]
