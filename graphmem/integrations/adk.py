@@ -8,7 +8,8 @@
     runner = Runner(app_name="helper", agent=LlmAgent(..., tools=[load_memory]),
                     session_service=sessions, memory_service=GraphmemMemoryService(Memory()))
 
-**The mapping**: an app's user is a space, ``"{app_name}/{user_id}"`` (``space=`` takes a
+**The mapping**: an app's user is a space, ``"{app_name}/{user_id}"``, each part's ``/`` and
+``%`` percent-encoded first, so no app and user pair reads another's (``space=`` takes a
 function of the two to choose another rule), and an ADK session is a conversation of it, keyed
 by the session's id. Each event with text becomes a message whose id is the event's id, said by
 the event's author at the event's time, so adding a session again (ADK does, as it grows) or
@@ -31,7 +32,7 @@ from google.adk.sessions.session import Session
 from google.genai import types
 
 from graphmem.client import Memory
-from graphmem.integrations.core import AgentMemory, in_thread
+from graphmem.integrations.core import AgentMemory, in_thread, joined
 from graphmem.models import Hit
 
 OFFERS = {"add_messages": "GraphmemMemoryService.add_events_to_memory",
@@ -41,7 +42,8 @@ _JOIN = "|"  # between the Turn ids of one entry's id (percent-encoding never le
 
 
 def default_space(app_name: str, user_id: str) -> str:
-    return f"{app_name}/{user_id}"
+    """The space of an app's user: the two told apart for good (``joined``)."""
+    return joined((app_name, user_id))
 
 
 class GraphmemMemoryService(BaseMemoryService):

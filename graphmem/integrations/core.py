@@ -15,6 +15,10 @@ framework turns into its own tool type:
   ids of the memories it holds;
 * ``remember(text)`` stores one fact in the agent's own words and answers with its id;
 * ``forget_memory(memory_ids)`` forgets memories by the ids the two others gave.
+
+A memory id is the stored message's Turn id (``graphmem.ids.turn_id``): it names exactly one
+message of the space, whichever conversation holds it, so a forget never reaches another
+message that happens to share its input id.
 """
 
 from __future__ import annotations
@@ -28,7 +32,7 @@ from urllib.parse import unquote
 
 from graphmem.client import Memory
 from graphmem.errors import InputError
-from graphmem.ids import check_space, conversation_id, part
+from graphmem.ids import check_space, space_prefix, turn_id, turn_parts
 from graphmem.ingest.live import Message
 from graphmem.markers import mark, mark_tokens
 from graphmem.models import ForgetReport, LiveReport, SearchResult, StoredMessage
@@ -82,14 +86,15 @@ class AgentMemory:
 
     def remember(self, text: str, *, speaker: str = AGENT_SPEAKER,
                  id: str | None = None) -> str:
-        """Store one message and return its id (a new one unless ``id`` is given)."""
+        """Store one message (its input id a new one unless ``id`` is given) and return its
+        memory id."""
         ident = id or f"mem-{uuid.uuid4().hex[:16]}"
         self.add([Message(speaker=speaker, text=text, id=ident)])
-        return ident
+        return turn_id(self.space, self.conversation, ident)
 
     def forget(self, ids: Sequence[str]) -> list[ForgetReport]:
-        """Forget messages by id: a message id of this conversation, or a memory id
-        (:meth:`memory_ids`) of any conversation of the space."""
+        """Forget messages by id: a memory id (:meth:`memory_ids`, a Turn id) of any
+        conversation of the space, or else a message id of this conversation."""
         by_conversation: dict[str, list[str]] = {}
         for given in ids:
             conversation, message = self._locate(given)
@@ -135,30 +140,25 @@ class AgentMemory:
 
     # ------------------------------------------------------------------ ids
     def memory_ids(self, result: SearchResult) -> list[str]:
-        """The ids of the stored messages behind the hits that fit into the context: a
-        message id for this conversation's messages, a memory id (the Turn node's id) for
-        other conversations' messages."""
-        own = f"{conversation_id(self.space, self.conversation)}#"
+        """The memory ids (Turn ids) of the stored messages behind the hits that fit into
+        the context, each once."""
         included = set(result.included)
         seen: dict[str, None] = {}
         for hit in result.hits:
-            if hit.id not in included:
-                continue
-            for turn, source in zip(hit.source_turn_ids, hit.source_ids, strict=False):
-                seen.setdefault(source if turn.startswith(own) else turn, None)
+            if hit.id in included:
+                seen.update(dict.fromkeys(hit.source_turn_ids))
         return list(seen)
 
     def _locate(self, given: str) -> tuple[str, str]:
         if not isinstance(given, str) or not given:
             raise InputError("a memory id must be a non-empty string", field="memory_ids")
-        prefix = f"{part(self.space)}/"
-        if "#" not in given or not given.startswith(prefix):
-            return self.conversation, given
-        conversation, _, message = given[len(prefix):].partition("#")
-        if "%~" in conversation or "%~" in message:
+        found = turn_parts(self.space, given)
+        if found is not None:
+            return found
+        if given.startswith(space_prefix(self.space)) and "%~" in given:
             raise InputError(f"memory id {given!r} is too long to name its message; forget it "
                              "with Memory.forget", field="memory_ids")
-        return unquote(conversation), unquote(message)
+        return self.conversation, given
 
     # ------------------------------------------------------------------ tools
     def tools(self) -> list[Callable[..., str]]:
@@ -191,6 +191,26 @@ class AgentMemory:
             gone = sum(r.turns for r in reports)
             return f"forgot {gone} of {len(memory_ids)} memories"
         return forget_memory
+
+
+def joined(labels: Sequence[str]) -> str:
+    """One space name for a framework's several identifiers (a LangGraph namespace, an ADK app
+    and user), told apart for good: each label's ``%`` and ``/`` are percent-encoded before
+    the labels are joined by ``/``, so two different tuples never name one space
+    (``("alice/bank",)`` is ``alice%2Fbank``, ``("alice", "bank")`` is ``alice/bank``)."""
+    if isinstance(labels, str) or not labels:
+        raise InputError("give at least one label", field="namespace")
+    for label in labels:
+        if not isinstance(label, str) or not label:
+            raise InputError(f"a label must be a non-empty string, got {label!r}",
+                             field="namespace")
+    return check_space("/".join(label.replace("%", "%25").replace("/", "%2F")
+                                for label in labels))
+
+
+def split(space: str) -> tuple[str, ...]:
+    """The labels :func:`joined` made ``space`` of."""
+    return tuple(unquote(label) for label in space.split("/"))
 
 
 async def in_thread(call: Callable[..., T], *args: Any, **kwargs: Any) -> T:

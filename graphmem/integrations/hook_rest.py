@@ -54,14 +54,14 @@ class RestBackend:
         if not rows:
             return []
         latest = max(rows, key=lambda r: r.get("last_session_at") or "")
-        page = self._call("GET", self._path("conversations", latest["conversation"],
-                                            "messages"),
-                          params={"limit": limit, "newest_first": "true"})
+        page = self._call("GET", self._path("messages"),  # a key may hold '/': not in the path
+                          params={"conversation": latest["conversation"], "limit": limit,
+                                  "newest_first": "true"})
         return [f"{m['speaker']}: {m['text']}" for m in reversed(page["messages"])]
 
     def add(self, conversation: str, messages: list[dict[str, Any]]) -> int:
         body = [{**m, "at": m["at"].isoformat()} if isinstance(m.get("at"), datetime) else m
                 for m in messages]
-        added = self._call("POST", self._path("conversations", conversation, "messages"),
-                           json={"messages": body})
+        added = self._call("POST", self._path("messages"),
+                           json={"conversation": conversation, "messages": body})
         return len(added["added"])

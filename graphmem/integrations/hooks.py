@@ -38,6 +38,7 @@ EVENTS = {"SessionStart": "session-start", "UserPromptSubmit": "prompt", "Stop":
 CONTEXT_EVENTS = ("session-start", "prompt")
 CAPTURE_EVENTS = ("stop", "pre-compact", "session-end")
 RECENT_MESSAGES = 6  # of the latest other session, shown at a session's start
+CHUNK = 200  # messages a capture stores per committed call: a capture cut short resumes
 
 
 def event_name(given: str | None, payload: dict[str, Any]) -> str:
@@ -123,16 +124,23 @@ class Hook:
         return self.context("\n".join(self.backend.latest_messages(session, RECENT_MESSAGES)))
 
     def capture(self, payload: dict[str, Any]) -> int:
-        """Store the transcript's new messages; returns how many were added."""
+        """Store the transcript's new messages, ``CHUNK`` at a time in order, each chunk
+        committed before the next is read: a capture the hook's timeout cuts short keeps
+        what it stored, and the next one skips it (by id) and goes on from there. Returns
+        how many were added."""
         path = payload.get("transcript_path")
         if not isinstance(path, str) or not path or not Path(path).is_file():
             raise InputError(f"no transcript at {path!r}", field="transcript_path")
         messages = read_transcript(Path(path))
-        return self.backend.add(_session(payload), messages) if messages else 0
+        session = _session(payload)
+        return sum(self.backend.add(session, messages[i:i + CHUNK])
+                   for i in range(0, len(messages), CHUNK))
 
 
 def _session(payload: dict[str, Any]) -> str:
     session = payload.get("session_id")
+    if isinstance(session, int) and not isinstance(session, bool):
+        session = str(session)  # a harness that numbers its sessions
     if not isinstance(session, str) or not session.strip():
         raise InputError("the hook payload has no session_id", field="session_id")
     return session

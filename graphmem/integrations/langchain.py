@@ -39,6 +39,7 @@ OFFERS = {"search": "GraphmemRetriever.invoke", "add_messages":
           "GraphmemChatMessageHistory.messages", "forget": "GraphmemChatMessageHistory.clear"}
 
 _ROLE_OF_TYPE = {"human": "user", "ai": "assistant", "system": "system"}
+_ROLE_WORDS = {"user", "human", "assistant", "ai", "system", "developer", "tool"}
 
 
 class GraphmemRetriever(BaseRetriever):
@@ -89,7 +90,8 @@ class GraphmemChatMessageHistory(BaseChatMessageHistory):
         return [chat_message(m) for m in self.agent_memory.messages()]
 
     def add_messages(self, messages: Sequence[BaseMessage]) -> None:
-        stored = [m for m in (graphmem_message(msg) for msg in messages) if m is not None]
+        stored = [m for m in (graphmem_message(msg, system=True) for msg in messages)
+                  if m is not None]
         if stored:
             self.agent_memory.add(stored)
 
@@ -116,14 +118,18 @@ def message_text(message: BaseMessage) -> str:
                      if isinstance(block, str) or block.get("type") == "text").strip()
 
 
-def graphmem_message(message: BaseMessage) -> dict[str, Any] | None:
+def graphmem_message(message: BaseMessage, *, system: bool = False) -> dict[str, Any] | None:
     """A LangChain message as a live message, or None for what is not a memory (a tool
-    result, an AI message that only calls tools, an empty text)."""
+    result, an AI message that only calls tools, an empty text, and a system message unless
+    ``system``: a chat history keeps what it is given, an agent's memory keeps what was
+    said). A human's display name is its speaker, unless the name is a role's (``system``,
+    ``assistant``...), which would come back as that role: then the speaker is ``user``."""
     role = _ROLE_OF_TYPE.get(message.type)
     text = message_text(message)
-    if role is None or not text.strip():
+    if role is None or not text.strip() or (role == "system" and not system):
         return None
-    speaker = message.name if role == "user" and message.name else role
+    name = message.name if role == "user" else None
+    speaker = name if name and name.strip().lower() not in _ROLE_WORDS else role
     return {"speaker": speaker, "text": text, "id": message.id}
 
 

@@ -10,7 +10,9 @@ gives its model the budgeted context (``pip install graphmem[langgraph]``).
                                post_model_hook=store_hook(chat))
 
 **How namespaces map to graphmem** (the one rule): a namespace is a space, its labels joined
-by ``/`` (``("alice", "memories")`` is the space ``alice/memories``); each item is a message of
+by ``/`` (``("alice", "memories")`` is the space ``alice/memories``), a ``/`` or ``%`` inside a
+label percent-encoded first (``("alice/bank",)`` is ``alice%2Fbank``), so two namespaces never
+share a space (:func:`graphmem.integrations.core.joined`); each item is a message of
 that space's conversation ``langgraph-store`` (``conversation=`` to change it) whose message id
 is the item's key. So spaces isolate namespaces as they isolate tenants, a search with a
 ``namespace_prefix`` reads the spaces named by the prefix and those below it, and forgetting,
@@ -47,7 +49,7 @@ from langgraph.store.base import (
 
 from graphmem.client import Memory
 from graphmem.ids import conversation_id, turn_id
-from graphmem.integrations.core import AgentMemory, in_thread
+from graphmem.integrations.core import AgentMemory, in_thread, joined, split
 from graphmem.integrations.langchain import graphmem_message, message_text
 
 OFFERS = {"search": "GraphmemStore.search", "add_messages": "GraphmemStore.put",
@@ -103,9 +105,9 @@ class GraphmemStore(BaseStore):
 
     def _put(self, namespace: tuple[str, ...], key: str, value: Any) -> None:
         space = space_of(namespace)
-        if value is None:
-            if self.memory.has_space(space):
-                self.memory.forget(space, self.conversation, turns=[key])
+        if value is None:  # a delete; an absent key is nothing to do, as in InMemoryStore
+            if self._get(namespace, key) is not None:  # a key may be put again later
+                self.memory.forget(space, self.conversation, turns=[key], reuse_ids=True)
             return
         text = encode(value)
         known = self._get(namespace, key)
@@ -161,11 +163,11 @@ class GraphmemStore(BaseStore):
 
     def _namespaces_under(self, prefix: tuple[str, ...]) -> list[tuple[str, ...]]:
         head = space_of(prefix) if prefix else ""
-        return [tuple(s.split("/")) for s in self._store_spaces()
+        return [split(s) for s in self._store_spaces()
                 if not head or s == head or s.startswith(head + "/")]
 
     def _namespaces(self, op: ListNamespacesOp) -> list[tuple[str, ...]]:
-        found = [tuple(s.split("/")) for s in self._store_spaces()]
+        found = [split(s) for s in self._store_spaces()]
         for condition in op.match_conditions or ():
             found = [n for n in found if _matches(n, condition.match_type,
                                                   tuple(condition.path))]
@@ -175,10 +177,10 @@ class GraphmemStore(BaseStore):
 
 
 def space_of(namespace: tuple[str, ...]) -> str:
-    """The space a namespace names (its labels joined by '/')."""
+    """The space a namespace names (its labels encoded and joined by '/')."""
     if not namespace:
         raise ValueError("a graphmem store namespace needs at least one label")
-    return "/".join(namespace)
+    return joined(namespace)
 
 
 def encode(value: dict[str, Any]) -> str:

@@ -28,8 +28,9 @@ from graphmem.integrations.core import AgentMemory, in_thread
 from graphmem.retrieve.packing import count_tokens
 
 OFFERS = {"search": "GraphmemMemoryBlock.aget", "add_messages": "GraphmemMemoryBlock.aput"}
-_SPEAKER = {MessageRole.USER: "user", MessageRole.ASSISTANT: "assistant",
-            MessageRole.SYSTEM: "system"}
+# what is a memory: what the user and the assistant said (system prompts are instructions,
+# and may hold keys; tool calls and results are not memories)
+_SPEAKER = {MessageRole.USER: "user", MessageRole.ASSISTANT: "assistant"}
 
 
 class GraphmemMemoryBlock(BaseMemoryBlock[str]):

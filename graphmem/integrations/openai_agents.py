@@ -9,11 +9,16 @@ function tools (``pip install graphmem[openai-agents]``).
     await Runner.run(agent, "Where did I say I'd travel?", session=GraphmemSession(chat))
 
 The session is the conversation: its ``session_id`` is the conversation key, ``get_items``
-returns the stored messages as ``{"role", "content"}`` input items (the speakers ``assistant``
-and ``system`` keep their roles, every other speaker is ``user``), ``add_items`` stores the
-user and assistant messages among the items (tool calls and their outputs are not memories,
-so they are not kept), ``pop_item`` forgets the latest message and ``clear_session`` the whole
-conversation. What one session stores, the tools find from any other of the same space.
+returns the stored messages as ``{"role", "content"}`` input items (the speaker ``assistant``
+keeps its role, every other speaker is ``user``), ``add_items`` stores the user and assistant
+messages among the items (system and developer instructions, tool calls and their outputs are
+not memories, so they are not kept), ``pop_item`` forgets the latest message and
+``clear_session`` the whole conversation. What one session stores, the tools find from any
+other of the same space.
+
+An item keeps its own id as its message id, so adding it again changes nothing; models that
+give no real ids (Chat Completions and LiteLLM models mark every item ``__fake_id__``) and an
+id seen twice in one call leave the message without one, so every reply is stored.
 """
 
 from __future__ import annotations
@@ -23,13 +28,14 @@ from typing import Any
 from agents import FunctionTool, function_tool
 from agents.memory import SessionABC
 from agents.memory.session_settings import SessionSettings
+from agents.models.fake_id import FAKE_RESPONSES_ID
 
 from graphmem.integrations.core import AgentMemory, in_thread
 from graphmem.models import StoredMessage
 
 OFFERS = {"messages": "GraphmemSession.get_items", "add_messages": "GraphmemSession.add_items",
           "forget": "GraphmemSession.pop_item", "search": "tools"}
-_ROLES = {"assistant": "assistant", "system": "system", "developer": "system"}
+_ROLES = ("user", "assistant")  # what is a memory; system and developer prompts are not
 
 
 class GraphmemSession(SessionABC):
@@ -47,6 +53,12 @@ class GraphmemSession(SessionABC):
 
     async def add_items(self, items: list[Any]) -> None:
         messages = [m for m in (_message(i) for i in items) if m is not None]
+        seen: set[str] = set()
+        for message in messages:  # an id that names no one item is no id
+            if message["id"] in seen or message["id"] == FAKE_RESPONSES_ID:
+                message["id"] = None
+            elif isinstance(message["id"], str):
+                seen.add(message["id"])
         if messages:
             await in_thread(self.agent_memory.add, messages)
 
@@ -60,14 +72,14 @@ class GraphmemSession(SessionABC):
 
 def item(stored: StoredMessage) -> dict[str, Any]:
     """A stored message as a Responses input item."""
-    return {"role": _ROLES.get(stored.speaker.lower(), "user"), "content": stored.text}
+    role = "assistant" if stored.speaker.lower() == "assistant" else "user"
+    return {"role": role, "content": stored.text}
 
 
 def _message(given: Any) -> dict[str, Any] | None:
     raw = given if isinstance(given, dict) else getattr(given, "model_dump", lambda: {})()
     role = raw.get("role")
-    if role not in ("user", "assistant", "system", "developer") or raw.get(
-            "type", "message") != "message":
+    if role not in _ROLES or raw.get("type", "message") != "message":
         return None
     content = raw.get("content")
     if isinstance(content, list):
@@ -75,8 +87,8 @@ def _message(given: Any) -> dict[str, Any] | None:
                             if isinstance(part, dict) and part.get("text"))
     if not isinstance(content, str) or not content.strip():
         return None
-    return {"speaker": "user" if role == "user" else _ROLES[role], "text": content,
-            "id": raw.get("id")}
+    ident = raw.get("id")
+    return {"speaker": role, "text": content, "id": ident if isinstance(ident, str) else None}
 
 
 def tools(agent_memory: AgentMemory) -> list[FunctionTool]:

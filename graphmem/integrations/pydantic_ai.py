@@ -11,13 +11,16 @@ context, and a helper that stores a run's exchange (``pip install graphmem[pydan
 
 Before each model request the processor searches for the latest user prompt and puts the
 packed context first, as a system prompt part marked by its first line; the context of an
-earlier request is taken out first, so a run's history never holds two. ``store_run`` stores
-the run's user prompts and text answers (tool calls and results are not memories).
+earlier request is taken out first, so a run's history never holds two. A prompt of text and
+an image is searched and stored by its text. ``store_run`` stores the run's user prompts and
+text answers (tool calls and results are not memories), each once.
 """
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Awaitable, Callable
+from datetime import datetime
 from typing import Any
 
 from pydantic_ai import Tool
@@ -27,6 +30,7 @@ from pydantic_ai.messages import (
     ModelRequest,
     ModelResponse,
     SystemPromptPart,
+    TextContent,
     TextPart,
     UserPromptPart,
 )
@@ -63,21 +67,39 @@ def recall(agent_memory: AgentMemory, budget: int | None = None) -> ProcessHisto
 
 
 async def store_run(agent_memory: AgentMemory, result: Any) -> int:
-    """Store a run's user prompts and text answers (``result.new_messages()``) in the
-    conversation; returns how many were stored. Call it once per run."""
-    messages: list[dict[str, str]] = []
+    """Store a run's user prompts (their text; an image or a file beside it is not text to
+    remember) and text answers (``result.new_messages()``) in the conversation; returns how
+    many were new. Each message's id comes from its time and text, so storing a run twice,
+    or a history holding earlier runs, stores nothing twice."""
+    messages: list[dict[str, Any]] = []
     for message in result.new_messages():
         if isinstance(message, ModelRequest):
-            messages += [{"speaker": "user", "text": p.content} for p in message.parts
-                         if isinstance(p, UserPromptPart) and isinstance(p.content, str)
-                         and p.content.strip()]
+            for part in message.parts:
+                if isinstance(part, UserPromptPart) and prompt_text(part).strip():
+                    messages.append(_said("user", prompt_text(part), part.timestamp))
         elif isinstance(message, ModelResponse):
             text = "".join(p.content for p in message.parts if isinstance(p, TextPart))
             if text.strip():
-                messages.append({"speaker": "assistant", "text": text})
-    if messages:
-        await in_thread(agent_memory.add, messages)
-    return len(messages)
+                messages.append(_said("assistant", text, message.timestamp))
+    if not messages:
+        return 0
+    report = await in_thread(agent_memory.add, messages)
+    return len(report.added)
+
+
+def prompt_text(part: UserPromptPart) -> str:
+    """The text of a user prompt: its string, or the strings among its contents (images,
+    audio and documents left out)."""
+    if isinstance(part.content, str):
+        return part.content
+    return "\n".join(item if isinstance(item, str) else item.content for item in part.content
+                     if isinstance(item, str | TextContent))
+
+
+def _said(speaker: str, text: str, at: datetime | None) -> dict[str, Any]:
+    when = at.isoformat() if at else ""
+    ident = hashlib.sha256(f"{speaker}\n{when}\n{text}".encode()).hexdigest()[:24]
+    return {"speaker": speaker, "text": text, "id": f"pa-{ident}"}
 
 
 def _ours(message: ModelMessage) -> bool:
@@ -89,6 +111,6 @@ def _latest_prompt(messages: list[ModelMessage]) -> str:
     for message in reversed(messages):
         if isinstance(message, ModelRequest):
             for part in reversed(message.parts):
-                if isinstance(part, UserPromptPart) and isinstance(part.content, str):
-                    return part.content
+                if isinstance(part, UserPromptPart) and prompt_text(part).strip():
+                    return prompt_text(part)
     return ""

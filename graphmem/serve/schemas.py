@@ -7,8 +7,9 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt
 
+from graphmem.ids import turn_parts
 from graphmem.markers import mark
-from graphmem.models import Answer, CorrectReport, ForgetReport, LiveReport, SearchResult
+from graphmem.models import Answer, CorrectReport, ForgetReport, Hit, LiveReport, SearchResult
 
 
 class MessageIn(BaseModel):
@@ -50,11 +51,27 @@ class QuestionIn(BaseModel):
 
 
 class HitOut(BaseModel):
+    id: str = Field(description="the unit's node id (GET .../units/{id} opens it)")
     text: str
     score: float
     kind: str
     date: str | None = Field(description="the date of the session it comes from")
     source_ids: list[str] = Field(description="ids of the stored messages it comes from")
+    source_turn_ids: list[str] = Field(description=(
+        "the same messages' Turn ids, each naming one message of the space (a memory id: "
+        "corrections take it, GET .../units/{id} opens it)"))
+    source_conversations: list[str | None] = Field(description=(
+        "the conversation of each of those messages, so a forget can name it (null when "
+        "its key was too long to be read back from the id)"))
+
+    @classmethod
+    def of(cls, hit: Hit, space: str) -> HitOut:
+        located = [turn_parts(space, t) for t in hit.source_turn_ids]
+        return cls(id=hit.id, text=hit.text, score=round(hit.score, 4), kind=hit.kind,
+                   date=hit.started_at.date().isoformat() if hit.started_at
+                   else hit.date_text, source_ids=hit.source_ids,
+                   source_turn_ids=hit.source_turn_ids,
+                   source_conversations=[p[0] if p else None for p in located])
 
 
 class SearchOut(BaseModel):
@@ -80,10 +97,7 @@ class SearchOut(BaseModel):
                    tokenizer=result.tokenizer, omitted=result.omitted,
                    strategy=result.strategy, latency_ms=round(result.latency_ms, 1),
                    timings_ms=result.timings_ms,
-                   hits=[HitOut(text=h.text, score=round(h.score, 4), kind=h.kind,
-                                date=h.started_at.date().isoformat() if h.started_at
-                                else h.date_text, source_ids=h.source_ids)
-                         for h in result.hits if h.id in shown])
+                   hits=[HitOut.of(h, result.space) for h in result.hits if h.id in shown])
 
 
 class AddOut(BaseModel):
@@ -91,6 +105,9 @@ class AddOut(BaseModel):
     session: str = Field(description="the session the messages joined")
     added: list[str] = Field(description="ids of the stored messages")
     skipped: list[str] = Field(description="message ids stored before, left as they were")
+    forgotten: list[str] = Field(default_factory=list, description=(
+        "message ids forgotten before: refused, so a forget sticks when a history is sent "
+        "again"))
     new_session: bool
     notes: list[str] = Field(default_factory=list, description=(
         "what may surprise: a message dated before the open session began joined it"))
@@ -102,7 +119,8 @@ class AddOut(BaseModel):
     @classmethod
     def of(cls, report: LiveReport) -> AddOut:
         return cls(conversation=report.conversation, session=report.session,
-                   added=report.added, skipped=report.known, new_session=report.new_session,
+                   added=report.added, skipped=report.known, forgotten=report.forgotten,
+                   new_session=report.new_session,
                    notes=report.notes, stripped=report.stripped, emptied=report.emptied)
 
 
