@@ -31,10 +31,10 @@ NAMES = [op.name for op in OPERATIONS]
 # REST routes that are no operation of their own: liveness, and the metrics endpoint
 REST_EXTRA = {"GET /v1/health", "GET /metrics"}  # /metrics is left out of the schema
 TS_CLIENT = Path(__file__).resolve().parents[2] / "clients" / "typescript" / "src" / "index.ts"
-# the TypeScript client names the conversation in the path where the list names the space's
-# route with the conversation in the body (both are the server's)
-TS_ROUTES = {"add_messages": "POST /v1/spaces/{space}/conversations/{conversation}/messages",
-             "forget": "POST /v1/spaces/{space}/conversations/{conversation}/forget"}
+# the TypeScript client names the conversation in the query where the list names the route
+# with it in the path (both are the server's): a conversation key may hold '/', which no path
+# segment can carry
+TS_ROUTES = {"messages": "GET /v1/spaces/{space}/messages"}
 
 
 def _public(cls: type) -> set[str]:

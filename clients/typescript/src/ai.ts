@@ -52,6 +52,48 @@ function newId(): string {
   return `mem-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 10)}`;
 }
 
+/** One part of a graphmem id, percent-encoded as the server encodes it (every character but
+ * letters, digits and `_.-~`). */
+function idPart(text: string): string {
+  return encodeURIComponent(text).replace(
+    /[!'()*]/g,
+    (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`,
+  );
+}
+
+/** The Turn id of a message: a memory id, naming exactly one message of the space. */
+export function memoryId(space: string, conversation: string, message: string): string {
+  return `${idPart(space)}/${idPart(conversation)}#${idPart(message)}`;
+}
+
+/**
+ * The conversation and message a memory id (a hit's `source_turn_ids`, what the tools give)
+ * names in `space`; null when it is not one (then it is read as a message id of the tools'
+ * own conversation). A part too long to be kept whole in the id cannot be read back.
+ */
+export function locateMemory(
+  space: string,
+  id: string,
+): { conversation: string; message: string } | null {
+  const prefix = `${idPart(space)}/`;
+  if (!id.startsWith(prefix)) {
+    return null;
+  }
+  const rest = id.slice(prefix.length);
+  const [conversation, message, ...more] = rest.split("#");
+  if (!conversation || !message || more.length > 0 || rest.includes("/")) {
+    return null;
+  }
+  if (rest.includes("%~")) {
+    throw new Error(`memory id ${id} is too long to name its message; forget it by conversation and message id`);
+  }
+  try {
+    return { conversation: decodeURIComponent(conversation), message: decodeURIComponent(message) };
+  } catch {
+    return null;
+  }
+}
+
 /** search_memory, remember and forget_memory as tools of the AI SDK's shape. */
 export function graphmemTools<Schema = JsonSchema>(
   client: Graphmem,
@@ -80,7 +122,7 @@ export function graphmemTools<Schema = JsonSchema>(
       if (!found.context) {
         return "(nothing relevant remembered)";
       }
-      const ids = [...new Set(found.hits.flatMap((hit) => hit.source_ids))];
+      const ids = [...new Set(found.hits.flatMap((hit) => hit.source_turn_ids))];
       return `${found.marked_context}\n\nmemory ids: ${ids.join(", ")}`;
     },
   };
@@ -97,11 +139,11 @@ export function graphmemTools<Schema = JsonSchema>(
     execute: async ({ text }) => {
       const id = newId();
       await client.addMessages(scope.space, conversation, [{ speaker: "assistant", text, id }]);
-      return `remembered as ${id}`;
+      return `remembered as ${memoryId(scope.space, conversation, id)}`;
     },
   };
   const forgetMemory: MemoryTool<{ memoryIds: string[] }, Schema> = {
-    description: "Forget memories of this conversation for good, by the ids the other tools gave.",
+    description: "Forget memories for good, by the ids searchMemory or remember gave.",
     inputSchema: wrapSchema({
       type: "object",
       properties: { memoryIds: { type: "array", items: { type: "string" } } },
@@ -109,8 +151,20 @@ export function graphmemTools<Schema = JsonSchema>(
       additionalProperties: false,
     }),
     execute: async ({ memoryIds }) => {
-      const done = await client.forget(scope.space, conversation, { messages: memoryIds });
-      return `forgot ${done.messages} of ${memoryIds.length} memories`;
+      // each id names one message of one conversation: forget each where it lives
+      const byConversation = new Map<string, string[]>();
+      for (const id of memoryIds) {
+        const found = locateMemory(scope.space, id) ?? { conversation, message: id };
+        byConversation.set(found.conversation, [
+          ...(byConversation.get(found.conversation) ?? []),
+          found.message,
+        ]);
+      }
+      let gone = 0;
+      for (const [where, messages] of byConversation) {
+        gone += (await client.forget(scope.space, where, { messages })).messages;
+      }
+      return `forgot ${gone} of ${memoryIds.length} memories`;
     },
   };
   return { searchMemory, remember, forgetMemory };
@@ -144,20 +198,43 @@ export async function withMemory<M extends ChatMessage>(
   return [{ role: "system", content: found.marked_context }, ...kept];
 }
 
-/** Store a conversation's user and assistant text (ids, when the messages carry them). */
+async function digest(text: string): Promise<string> {
+  const bytes = await globalThis.crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
+  return [...new Uint8Array(bytes).slice(0, 12)].map((b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+/**
+ * Store a conversation's user and assistant text; call it with the whole history on every
+ * turn. A message keeps its own id (a string or a number); one without an id gets one made
+ * from what it says and how many times the same speaker said the same before it in
+ * `messages`, so sending the history again stores nothing twice, a repeated "yes" is kept
+ * each time, and a forgotten message is not stored again. Returns how many were new.
+ */
 export async function storeMessages(
   client: Graphmem,
   scope: MemoryScope,
   messages: ChatMessage[],
 ): Promise<number> {
-  const stored = messages
-    .filter((m) => m.role === "user" || m.role === "assistant")
-    .map((m) => ({
-      speaker: m.role,
-      text: textOf(m),
-      ...(typeof m.id === "string" ? { id: m.id } : {}),
-    }))
-    .filter((m) => m.text.trim());
+  const seen = new Map<string, number>();
+  const stored = [];
+  for (const m of messages) {
+    const text = textOf(m);
+    if ((m.role !== "user" && m.role !== "assistant") || !text.trim()) {
+      continue;
+    }
+    let id: string;
+    if (typeof m.id === "string" && m.id) {
+      id = m.id;
+    } else if (typeof m.id === "number" && Number.isFinite(m.id)) {
+      id = String(m.id);
+    } else {
+      const said = `${m.role}\n${text}`;
+      const nth = (seen.get(said) ?? 0) + 1;
+      seen.set(said, nth);
+      id = `h-${await digest(said)}-${nth}`;
+    }
+    stored.push({ speaker: m.role, text, id });
+  }
   if (stored.length === 0) {
     return 0;
   }

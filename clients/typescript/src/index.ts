@@ -69,6 +69,10 @@ export class Graphmem {
 
   constructor(options: GraphmemOptions) {
     const headers: Record<string, string> = {};
+    if (options.token !== undefined && !/^[\x21-\x7e]+$/.test(options.token)) {
+      // never echoed: a token is a secret, whatever is wrong with it
+      throw new GraphmemError(0, "input", "the token must be printable ASCII without spaces or line breaks", "token");
+    }
     if (options.token) {
       headers.Authorization = `Bearer ${options.token}`;
     }
@@ -97,9 +101,9 @@ export class Graphmem {
     options: { session?: string } = {},
   ): Promise<AddResult> {
     return unwrap(
-      await this.api.POST("/v1/spaces/{space}/conversations/{conversation}/messages", {
-        params: { path: { space, conversation } },
-        body: { messages, session: options.session ?? null },
+      await this.api.POST("/v1/spaces/{space}/messages", {
+        params: { path: { space } },
+        body: { conversation, messages, session: options.session ?? null },
       }),
     );
   }
@@ -111,10 +115,10 @@ export class Graphmem {
     options: { limit?: number; newestFirst?: boolean } = {},
   ): Promise<MessagePage> {
     return unwrap(
-      await this.api.GET("/v1/spaces/{space}/conversations/{conversation}/messages", {
+      await this.api.GET("/v1/spaces/{space}/messages", {
         params: {
-          path: { space, conversation },
-          query: { limit: options.limit, newest_first: options.newestFirst },
+          path: { space },
+          query: { conversation, limit: options.limit, newest_first: options.newestFirst },
         },
       }),
     );
@@ -127,9 +131,10 @@ export class Graphmem {
     what: { messages?: string[]; sessions?: string[]; wholeConversation?: boolean },
   ): Promise<ForgetResult> {
     return unwrap(
-      await this.api.POST("/v1/spaces/{space}/conversations/{conversation}/forget", {
-        params: { path: { space, conversation } },
+      await this.api.POST("/v1/spaces/{space}/forget", {
+        params: { path: { space } },
         body: {
+          conversation,
           messages: what.messages ?? null,
           sessions: what.sessions ?? null,
           whole_conversation: what.wholeConversation ?? false,
@@ -225,4 +230,4 @@ export function createGraphmem(options: GraphmemOptions): Graphmem {
   return new Graphmem(options);
 }
 
-export { graphmemTools, storeMessages, withMemory } from "./ai.js";
+export { graphmemTools, locateMemory, storeMessages, withMemory } from "./ai.js";

@@ -325,6 +325,11 @@ export interface components {
              * @default 0
              */
             emptied: number;
+            /**
+             * Forgotten
+             * @description message ids forgotten before: refused, so a forget sticks when a history is sent again
+             */
+            forgotten?: string[];
             /** New Session */
             new_session: boolean;
             /**
@@ -470,15 +475,30 @@ export interface components {
              * @description the date of the session it comes from
              */
             date: string | null;
+            /**
+             * Id
+             * @description the unit's node id (GET .../units/{id} opens it)
+             */
+            id: string;
             /** Kind */
             kind: string;
             /** Score */
             score: number;
             /**
+             * Source Conversations
+             * @description the conversation of each of those messages, so a forget can name it (null when its key was too long to be read back from the id)
+             */
+            source_conversations: (string | null)[];
+            /**
              * Source Ids
              * @description ids of the stored messages it comes from
              */
             source_ids: string[];
+            /**
+             * Source Turn Ids
+             * @description the same messages' Turn ids, each naming one message of the space (a memory id: corrections take it, GET .../units/{id} opens it)
+             */
+            source_turn_ids: string[];
             /** Text */
             text: string;
         };
