@@ -3,7 +3,7 @@
 A hook must never hold the agent up or fail its turn. Whatever happens (Neo4j down, a payload
 it cannot read, a model that loads slowly, any error), the command exits 0; when it cannot
 answer within ``--timeout`` seconds it prints nothing. The reason goes to the log file
-(``--log``, default ``~/.graphmem/hooks.log``) and to standard error, which the harnesses
+(``--log``, default ``hooks.log`` in ``GRAPHMEM_HOME``, ``~/.graphmem``) and to standard error, which the harnesses
 show only in their debug output.
 """
 
@@ -19,7 +19,8 @@ from pathlib import Path
 
 import click
 
-DEFAULT_LOG = Path.home() / ".graphmem" / "hooks.log"
+# GRAPHMEM_HOME as the settings read it, without loading them (a hook starts fast)
+DEFAULT_LOG = Path(os.environ.get("GRAPHMEM_HOME") or Path.home() / ".graphmem") / "hooks.log"
 log = logging.getLogger("graphmem.hook")
 
 
@@ -39,7 +40,8 @@ log = logging.getLogger("graphmem.hook")
               help="A running `graphmem serve` to use instead of loading the models in the "
               "hook (env GRAPHMEM_HOOK_URL; its bearer token in GRAPHMEM_HOOK_TOKEN).")
 @click.option("--log", "log_file", type=click.Path(dir_okay=False, path_type=Path),
-              envvar="GRAPHMEM_HOOK_LOG", default=DEFAULT_LOG, show_default=True,
+              envvar="GRAPHMEM_HOOK_LOG", default=DEFAULT_LOG,
+              show_default="hooks.log in GRAPHMEM_HOME, ~/.graphmem",
               help="Where to note what each hook did and why one gave up.")
 def hook(event: str | None, space: str, budget: int, timeout: float, connect_timeout: float,
          url: str | None, log_file: Path) -> None:

@@ -88,6 +88,8 @@ def _message(role: Any, content: Any, ident: str, at: Any) -> dict[str, Any] | N
         return None
     if not text.strip() or (role == "user" and text.lstrip().startswith(HARNESS_TEXT)):
         return None
+    # a lone surrogate (a string cut inside a character) is no text any store can encode
+    text = text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
     message: dict[str, Any] = {"speaker": role, "text": text, "id": ident}
     when = _time(at)
     if when is not None:

@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 from agents import Agent, Model, ModelResponse, Runner, Usage, set_tracing_disabled
+from agents.models.fake_id import FAKE_RESPONSES_ID
 from openai.types.responses import (
     ResponseFunctionToolCall,
     ResponseOutputMessage,
@@ -25,9 +26,10 @@ pytestmark = pytest.mark.neo4j
 class ScriptedModel(Model):
     """Plays ``steps``: a (name, args) pair calls a tool, a string replies."""
 
-    def __init__(self, steps: list[Any]) -> None:
+    def __init__(self, steps: list[Any], ids: str | None = None) -> None:
         self.steps = steps
         self.inputs: list[Any] = []
+        self.ids = ids  # every output item's id, as Chat Completions models give them
 
     async def get_response(self, system_instructions: Any, input: Any, *args: Any,
                            **kwargs: Any) -> ModelResponse:
@@ -39,7 +41,7 @@ class ScriptedModel(Model):
                                                 call_id=f"c{len(self.inputs)}")
         else:
             out = ResponseOutputMessage(
-                id=f"msg-{len(self.inputs)}-{abs(hash(step))}", type="message",
+                id=self.ids or f"msg-{len(self.inputs)}-{abs(hash(step))}", type="message",
                 role="assistant", status="completed",
                 content=[ResponseOutputText(type="output_text", text=step, annotations=[])])
         return ModelResponse(output=[out], usage=Usage(), response_id=None)
@@ -95,3 +97,26 @@ def test_session_and_tools_in_the_runner(memory: Memory, space: str) -> None:
     # forgotten everywhere: no conversation of the space says it any more
     assert not memory.has_space(space) or not any(
         "Okafor" in h.text for h in memory.search("landlord Okafor", space=space).hits)
+
+
+def test_every_reply_is_kept_when_the_model_gives_no_ids(memory: Memory, space: str) -> None:
+    """Chat Completions and LiteLLM models mark every item with one placeholder id."""
+    set_tracing_disabled(True)
+    chat = AgentMemory(memory, space, "chat")
+    system = "You are helpful. The admin key is sk-test-123."
+
+    async def go() -> list[Any]:
+        session = GraphmemSession(chat)
+        for asked, reply in [("Hi!", "Hello."), ("I like tea.", "Noted: tea."),
+                             ("And cake.", "Noted: cake.")]:
+            agent = Agent(name="helper", instructions=system,
+                          model=ScriptedModel([reply], ids=FAKE_RESPONSES_ID))
+            await Runner.run(agent, asked, session=session)
+        await session.add_items([{"role": "system", "content": system},
+                                 {"role": "developer", "content": system}])
+        return await session.get_items()
+
+    items = asyncio.run(go())
+    assert [i["content"] for i in items] == ["Hi!", "Hello.", "I like tea.", "Noted: tea.",
+                                             "And cake.", "Noted: cake."]
+    assert all("sk-test" not in m.text for m in chat.messages())  # instructions are no memory

@@ -9,10 +9,15 @@ import os
 import subprocess
 import sys
 import time
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from graphmem.client import Memory
+from graphmem.integrations.hooks import CHUNK, Hook, LocalBackend
 from graphmem.markers import CLOSE, OPEN
 
 from helpers import TESTS, start_rest
@@ -131,3 +136,73 @@ def test_hooks_through_a_running_server(memory: Memory, space: str, tmp_path: Pa
     gone, seconds = run_hook("prompt.json", "claude_transcript.jsonl", space, log, env=rest)
     assert (gone.returncode, gone.stdout) == (0, "") and seconds < 15
     assert "ConnectError" in log.read_text()
+
+
+def transcript(path: Path, count: int, session: str) -> Path:
+    start = datetime(2026, 11, 20, 9, 0, tzinfo=UTC)
+    path.write_text("".join(json.dumps({
+        "type": role, "uuid": f"m{n}", "sessionId": session,
+        "timestamp": (start + timedelta(seconds=n)).isoformat(),
+        "message": {"role": role, "content": f"note {n}: the build step {n} uses cache {n}"}})
+        + "\n" for n, role in ((n, ("user", "assistant")[n % 2]) for n in range(count))),
+        encoding="utf-8")
+    return path
+
+
+@dataclass
+class CutShort:
+    """A backend whose process is killed after ``chunks`` stores."""
+
+    inner: LocalBackend
+    chunks: int
+
+    def context(self, query: str, budget: int) -> str:
+        return self.inner.context(query, budget)
+
+    def latest_messages(self, other_than: str, limit: int) -> list[str]:
+        return self.inner.latest_messages(other_than, limit)
+
+    def add(self, conversation: str, messages: list[dict[str, Any]]) -> int:
+        if self.chunks == 0:
+            raise TimeoutError("killed by the hook's timeout")
+        self.chunks -= 1
+        return self.inner.add(conversation, messages)
+
+
+def test_a_long_first_capture_cut_short_is_completed_next_time(memory: Memory, space: str,
+                                                               tmp_path: Path) -> None:
+    path = transcript(tmp_path / "long.jsonl", CHUNK * 2 + 50, "long")
+    payload = {"session_id": "long", "transcript_path": str(path)}
+    with pytest.raises(TimeoutError):
+        Hook(CutShort(LocalBackend(memory, space), chunks=1)).capture(payload)
+    assert len(memory.messages(space, "long", limit=1000).messages) == CHUNK  # kept
+    assert Hook(LocalBackend(memory, space)).capture(payload) == CHUNK + 50  # the rest
+    stored = memory.messages(space, "long", limit=1000).messages
+    assert [m.id for m in stored] == [f"m{n}" for n in range(CHUNK * 2 + 50)]  # each once
+
+
+def test_any_session_id_is_captured_through_a_server(memory: Memory, space: str,
+                                                     tmp_path: Path) -> None:
+    token = "hook-token-0123456789"
+    server, url = start_rest({**os.environ, "GRAPHMEM_REST_TOKENS": json.dumps({token: [space]}),
+                              "GRAPHMEM_HOME": str(tmp_path)})
+    rest = {"GRAPHMEM_HOOK_URL": url, "GRAPHMEM_HOOK_TOKEN": token, "GRAPHMEM_HOME": str(tmp_path)}
+    path = transcript(tmp_path / "t.jsonl", 3, "x")
+    with path.open("a", encoding="utf-8") as more:  # a string cut inside a character
+        more.write('{"type": "user", "uuid": "cut", "message": {"role": "user", '
+                   '"content": "half a face \\ud83d"}}\n')
+    try:
+        for session in ("team/alpha", 42):
+            payload = json.dumps({"session_id": session, "transcript_path": str(path),
+                                  "hook_event_name": "Stop"})
+            done = subprocess.run([sys.executable, "-m", "graphmem", "hook"], input=payload,
+                                  capture_output=True, text=True, timeout=300,
+                                  env={**os.environ, "GRAPHMEM_HOOK_SPACE": space, **rest})
+            assert done.returncode == 0 and "done in" in done.stderr, done.stderr
+            assert "Error" not in done.stderr and "no session_id" not in done.stderr
+            stored = texts(memory, space, str(session))
+            assert len(stored) == 4 and stored[-1] == "half a face \ufffd"
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+    assert (tmp_path / "hooks.log").is_file()  # the log follows GRAPHMEM_HOME

@@ -241,3 +241,33 @@ def test_rest_strips_recalled_context(server: tuple[str, str, str], memory: Memo
     refused = alice.post(f"/v1/spaces/{space}/corrections", json={
         "turn_id": stored.turn_id, "text": recalled})
     assert refused.status_code == 400 and "only recalled context" in refused.text
+
+
+def test_a_hit_names_what_to_forget(server: tuple[str, str, str], memory: Memory) -> None:
+    """search, then forget by the ids a hit carries, then add the same history again: the
+    forgotten message stays forgotten, and the answer says so."""
+    url, space, _ = server
+    alice = httpx.Client(base_url=url, headers={"Authorization": f"Bearer {ALICE}"},
+                         timeout=60)
+    history = [{"speaker": "user", "text": "My home address is 12 Rua Augusta.", "id": "a1"},
+               {"speaker": "user", "text": "My locker code is 3317.", "id": "a2"}]
+    for conversation in ("team/notes", "other"):
+        assert alice.post(f"/v1/spaces/{space}/messages", json={
+            "conversation": conversation, "messages": history}).status_code == 200
+    found = alice.post(f"/v1/spaces/{space}/search", json={"question": "home address"}).json()
+    hit = next(h for h in found["hits"] if "Rua Augusta" in h["text"])
+    assert hit["id"] and len(hit["source_turn_ids"]) == len(hit["source_conversations"]) \
+        == len(hit["source_ids"])
+    where = hit["source_conversations"][0]
+    message = hit["source_ids"][0]
+    assert where in ("team/notes", "other") and message == "a1"
+    unit = alice.get(f"/v1/spaces/{space}/units/{quote(hit['source_turn_ids'][0], safe='')}")
+    assert unit.status_code == 200 and "Rua Augusta" in unit.json()["properties"]["text"]
+    gone = alice.post(f"/v1/spaces/{space}/forget", json={"conversation": where,
+                                                          "messages": [message]})
+    assert gone.status_code == 200 and gone.json()["messages"] == 1
+    again = alice.post(f"/v1/spaces/{space}/messages", json={"conversation": where,
+                                                             "messages": history}).json()
+    assert (again["added"], again["skipped"], again["forgotten"]) == ([], ["a2"], ["a1"])
+    texts = [m.text for m in memory.messages(space, where).messages]
+    assert texts == ["My locker code is 3317."]  # the other message, once

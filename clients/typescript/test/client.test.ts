@@ -13,6 +13,7 @@ import {
   type Graphmem,
   GraphmemError,
   graphmemTools,
+  locateMemory,
   storeMessages,
   withMemory,
 } from "../src/index.js";
@@ -142,4 +143,49 @@ test("the other operations: spaces, conversations, a unit, a correction, history
   // this server has no LLM: answering is refused, naming what to configure
   await assert.rejects(client.answer(SPACE, "What is the greyhound called?"), (error: unknown) =>
     error instanceof GraphmemError && /GRAPHMEM_LLM_BASE_URL/.test(error.message));
+});
+
+test("a memory id forgets exactly its message, in whichever conversation holds it", async () => {
+  // the same message id in two conversations: only the one the search found goes
+  await client.addMessages(SPACE, "notes/home", [
+    { speaker: "user", text: "My home address is 12 Rua Augusta.", id: "1" },
+  ]);
+  await client.addMessages(SPACE, "agent-2", [
+    { speaker: "user", text: "My locker code is 3317.", id: "1" },
+  ]);
+  const tools = graphmemTools(client, { space: SPACE, conversation: "agent-2" });
+  const found = await tools.searchMemory.execute({ query: "my home address" });
+  const ids = found.split("memory ids: ")[1].split(", ");
+  const home = ids.find((id) => locateMemory(SPACE, id)?.conversation === "notes/home");
+  assert.ok(home, found);
+  assert.deepEqual(locateMemory(SPACE, home), { conversation: "notes/home", message: "1" });
+  assert.equal(await tools.forgetMemory.execute({ memoryIds: [home] }), "forgot 1 of 1 memories");
+  assert.deepEqual((await client.messages(SPACE, "notes/home")).messages, []);
+  const locker = await client.messages(SPACE, "agent-2");
+  assert.deepEqual(locker.messages.map((m) => m.text), ["My locker code is 3317."]);
+});
+
+test("storeMessages with the whole history each turn: nothing twice, a forget sticks", async () => {
+  const scope = { space: SPACE, conversation: "history" };
+  const history: Array<{ role: string; content: string; id?: unknown }> = [
+    { role: "user", content: "yes" },
+    { role: "assistant", content: "Shall I book it?" },
+    { role: "user", content: "yes" }, // said again: kept again
+    { role: "user", content: "Numbered message.", id: 7 },
+  ];
+  assert.equal(await storeMessages(client, scope, history), 4);
+  assert.equal(await storeMessages(client, scope, history), 0);
+  const stored = await client.messages(SPACE, "history");
+  assert.deepEqual(stored.messages.map((m) => m.text), ["yes", "Shall I book it?", "yes", "Numbered message."]);
+  assert.equal(stored.messages[3].id, "7");
+  await client.forget(SPACE, "history", { messages: [stored.messages[1].id] });
+  history.push({ role: "assistant", content: "Booked." });
+  assert.equal(await storeMessages(client, scope, history), 1);
+  const after = await client.messages(SPACE, "history");
+  assert.deepEqual(after.messages.map((m) => m.text), ["yes", "yes", "Numbered message.", "Booked."]);
+});
+
+test("a token that cannot be a header is refused without being shown", () => {
+  assert.throws(() => createGraphmem({ baseUrl: "http://127.0.0.1:9", token: "secret\nvalue" }),
+    (error: unknown) => error instanceof GraphmemError && !error.message.includes("secret"));
 });
