@@ -3,8 +3,8 @@
 A hook must never hold the agent up or fail its turn. Whatever happens (Neo4j down, a payload
 it cannot read, a model that loads slowly, any error), the command exits 0; when it cannot
 answer within ``--timeout`` seconds it prints nothing. The reason goes to the log file
-(``--log``, default ``hooks.log`` in ``GRAPHMEM_HOME``, ``~/.graphmem``) and to standard error, which the harnesses
-show only in their debug output.
+(``--log``, default ``hooks.log`` in ``GRAPHMEM_HOME``, ``~/.graphmem``) and to standard
+error, which the harnesses show only in their debug output.
 """
 
 from __future__ import annotations

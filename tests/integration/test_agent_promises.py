@@ -98,7 +98,7 @@ class LlamaIndex(Driver):
 class AutoGen(Driver):
     def turn(self, history: list[tuple[int, str, str]]) -> None:
         memory = GraphmemMemory(self.agent())
-        for n, role, text in self.new(history):
+        for _, role, text in self.new(history):
             asyncio.run(memory.add(MemoryContent(content=text, mime_type=MemoryMimeType.TEXT,
                                                  metadata={"speaker": role})))
 
