@@ -8,7 +8,8 @@ restore, a delete and a new ingest with the same counts, in this process or any 
 a new revision, so the next search reads the space again, keeping from the space's latest
 entry (:meth:`SpaceCache.latest`) only what is provably unchanged (the readers compare texts
 and embedding hashes). The least recently used entries leave first once the entries' total
-weight passes the cache's capacity.
+weight passes the cache's capacity. Searches that miss one entry at once (concurrent calls
+right after a write) read it once: the first reads, the others wait for it.
 
 The caches belong to one client (:class:`SpaceCaches`, held by a ``Memory``): two clients in
 one process keep their own, with their own capacities.
@@ -59,16 +60,31 @@ class SpaceCache(Generic[T]):
         self._items: OrderedDict[tuple[Any, ...], tuple[T, int]] = OrderedDict()
         self._weight = 0
         self._lock = threading.Lock()
+        self._loading: dict[tuple[Any, ...], threading.Event] = {}  # keys being read now
 
     def get(self, store: GraphStore, state: SpaceState, load: Callable[[], T],
             extra: tuple[Any, ...] = ()) -> T:
         key = (*revision_key(store, state), *extra)
-        with self._lock:
-            found = self._items.get(key)
-            if found is not None:
-                self._items.move_to_end(key)
-                return found[0]
-        value = load()  # outside the lock: two first searches may both read; one is kept
+        while True:  # one reader loads an entry; the others ask for it wait for that one
+            with self._lock:
+                found = self._items.get(key)
+                if found is not None:
+                    self._items.move_to_end(key)
+                    return found[0]
+                loading = self._loading.get(key)
+                if loading is None:
+                    loading = self._loading[key] = threading.Event()
+                    break
+            loading.wait()  # then the entry is there, unless its load failed: load it then
+        try:
+            value = load()
+            self._keep(key, value)
+        finally:
+            with self._lock:
+                self._loading.pop(key).set()
+        return value
+
+    def _keep(self, key: tuple[Any, ...], value: T) -> None:
         weight = self._weigh(value)
         with self._lock:
             if key not in self._items:
@@ -81,7 +97,6 @@ class SpaceCache(Generic[T]):
             while self._weight > self.capacity and len(self._items) > 1:
                 _, (_, dropped) = self._items.popitem(last=False)
                 self._weight -= dropped
-        return value
 
     def latest(self, store: GraphStore, space: str, extra: tuple[Any, ...] = ()) -> T | None:
         """The most recently used entry of ``space`` whatever its revision (with the same

@@ -400,3 +400,4 @@ def test_train_writes_a_loadable_ranker_with_its_held_out_metrics(tmp_path: Path
     assert set(metrics["without_family"]) == set(FAMILIES)
     assert metrics["without_family"]["bm25"]["dev.json"]["500"] \
         < metrics["out_of_fold"]["dev.json"]["500"] - 0.3  # the signal's family is missed
+
