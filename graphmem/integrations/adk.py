@@ -21,6 +21,7 @@ that id forgets them everywhere.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
@@ -39,6 +40,7 @@ OFFERS = {"add_messages": "GraphmemMemoryService.add_events_to_memory",
           "search": "GraphmemMemoryService.search_memory",
           "forget": "GraphmemMemoryService.delete_memory"}
 _JOIN = "|"  # between the Turn ids of one entry's id (percent-encoding never leaves a '|')
+MEMORIES = "adk-memories"  # the conversation add_memory writes to
 
 
 def default_space(app_name: str, user_id: str) -> str:
@@ -74,6 +76,19 @@ class GraphmemMemoryService(BaseMemoryService):
             target = self.agent_memory(app_name, user_id, session_id or "adk")
             await in_thread(target.add, messages)
 
+    async def add_memory(self, *, app_name: str, user_id: str,
+                         memories: Sequence[MemoryEntry],
+                         custom_metadata: Mapping[str, object] | None = None) -> None:
+        """Store explicit memories as messages of the user's conversation ``adk-memories``
+        (``custom_metadata["conversation"]`` names another): an entry's id is its message
+        id (an entry without one is stored each time it is given), its author the speaker,
+        its time when it was said."""
+        conversation = str((custom_metadata or {}).get("conversation") or MEMORIES)
+        messages = [m for m in (_memory(e) for e in memories) if m is not None]
+        if messages:
+            target = self.agent_memory(app_name, user_id, conversation)
+            await in_thread(target.add, messages)
+
     async def search_memory(self, *, app_name: str, user_id: str,
                             query: str) -> SearchMemoryResponse:
         agent = self.agent_memory(app_name, user_id)
@@ -101,11 +116,37 @@ def _message(event: Event) -> dict[str, Any] | None:
             "at": datetime.fromtimestamp(event.timestamp, UTC)}
 
 
+def _memory(entry: MemoryEntry) -> dict[str, Any] | None:
+    parts = entry.content.parts or []
+    text = "\n".join(p.text for p in parts if p.text and not p.thought).strip()
+    if not text:
+        return None
+    message: dict[str, Any] = {"speaker": entry.author or "user", "text": text,
+                               "id": entry.id or None}
+    if entry.timestamp:
+        with contextlib.suppress(ValueError):  # free text, for the model only: not kept
+            message["at"] = datetime.fromisoformat(entry.timestamp)
+    return message
+
+
 def _entry(hit: Hit) -> MemoryEntry:
     role = "user" if (hit.speaker or "user") == "user" else "model"
     return MemoryEntry(
-        content=types.Content(role=role, parts=[types.Part(text=hit.text)]),
+        content=types.Content(role=role, parts=[types.Part(text=_said(hit))]),
         id=_JOIN.join(hit.source_turn_ids), author=hit.speaker,
         timestamp=hit.started_at.isoformat() if hit.started_at else None,
         custom_metadata={"kind": hit.kind, "score": hit.score, "source_ids": hit.source_ids,
                          "date": hit.date_text})
+
+
+def _said(hit: Hit) -> str:
+    """A hit's text without what the entry carries beside it: ADK shows an entry as its
+    time, then ``author: text``, so the date header and the speaker's name that the packed
+    context puts before a turn would be said twice (``user: user: ...``)."""
+    text = hit.text
+    first, _, rest = text.partition("\n")
+    if rest and first.startswith("[") and first.endswith("]"):
+        text = rest
+    if hit.speaker and text.startswith(f"{hit.speaker}: "):
+        text = text[len(hit.speaker) + 2:]
+    return text

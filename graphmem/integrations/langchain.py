@@ -18,9 +18,10 @@ after any other speaker. Tool calls and tool results are not memories and are no
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
+from langchain.agents.middleware import AgentMiddleware, ModelRequest
 from langchain_core.callbacks import CallbackManagerForRetrieverRun
 from langchain_core.chat_history import BaseChatMessageHistory
 from langchain_core.documents import Document
@@ -40,6 +41,7 @@ OFFERS = {"search": "GraphmemRetriever.invoke", "add_messages":
 
 _ROLE_OF_TYPE = {"human": "user", "ai": "assistant", "system": "system"}
 _ROLE_WORDS = {"user", "human", "assistant", "ai", "system", "developer", "tool"}
+RECALLED = "What you remember from earlier conversations:\n"  # heads the context's part
 
 
 class GraphmemRetriever(BaseRetriever):
@@ -141,6 +143,57 @@ def chat_message(stored: StoredMessage) -> BaseMessage:
         return SystemMessage(content=stored.text, id=stored.id)
     name = None if speaker in ("user", "human") else stored.speaker
     return HumanMessage(content=stored.text, id=stored.id, name=name)
+
+
+class GraphmemMiddleware(AgentMiddleware):
+    """graphmem as middleware of a LangChain 1.x agent (``create_agent(model, tools,
+    middleware=[GraphmemMiddleware(chat)])``): before each model call it searches for the
+    latest human message and hands the model the budgeted context in its system message (for
+    that call only: the agent's state never holds it), then stores the state's new human and
+    AI messages; after each model call it stores the answer. Messages are stored by their
+    ids, so each once, and one forgotten meanwhile is refused (a forget sticks)."""
+
+    def __init__(self, agent_memory: AgentMemory, budget: int | None = None) -> None:
+        super().__init__()
+        self.agent_memory = agent_memory
+        self.budget = budget
+
+    def _prepare(self, request: ModelRequest) -> ModelRequest:
+        messages = list(request.messages)
+        query = next((message_text(m) for m in reversed(messages) if m.type == "human"), "")
+        context = self.agent_memory.context(query, budget=self.budget) if query.strip() else ""
+        self._store(messages)  # after the search: the question is not its own evidence
+        if not context:
+            return request
+        recalled = f"{RECALLED}{context}"
+        system = request.system_message
+        if system is None:
+            return request.override(system_message=SystemMessage(content=recalled))
+        content = system.content
+        joined = (f"{content}\n\n{recalled}" if isinstance(content, str)
+                  else [*content, {"type": "text", "text": recalled}])
+        return request.override(system_message=SystemMessage(content=joined))
+
+    def _store(self, messages: Sequence[BaseMessage]) -> None:
+        new = [m for m in (graphmem_message(msg) for msg in messages) if m is not None]
+        if new:
+            self.agent_memory.add(new)
+
+    def wrap_model_call(self, request: ModelRequest,
+                        handler: Callable[[ModelRequest], Any]) -> Any:
+        return handler(self._prepare(request))
+
+    async def awrap_model_call(self, request: ModelRequest,
+                               handler: Callable[[ModelRequest], Awaitable[Any]]) -> Any:
+        return await handler(await in_thread(self._prepare, request))
+
+    def after_model(self, state: Any, runtime: Any) -> dict[str, Any] | None:
+        self._store(state["messages"])
+        return None
+
+    async def aafter_model(self, state: Any, runtime: Any) -> dict[str, Any] | None:
+        await in_thread(self._store, state["messages"])
+        return None
 
 
 def tools(agent_memory: AgentMemory) -> list[BaseTool]:

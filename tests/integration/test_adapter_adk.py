@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 from google.adk.agents import LlmAgent
+from google.adk.memory.memory_entry import MemoryEntry
 from google.adk.models.base_llm import BaseLlm
 from google.adk.models.llm_request import LlmRequest
 from google.adk.models.llm_response import LlmResponse
@@ -19,7 +20,7 @@ from google.genai import types
 from pydantic import PrivateAttr
 
 from graphmem.client import Memory
-from graphmem.integrations.adk import GraphmemMemoryService
+from graphmem.integrations.adk import MEMORIES, GraphmemMemoryService
 from graphmem.store import GraphStore
 
 pytestmark = pytest.mark.neo4j
@@ -88,6 +89,9 @@ def test_runner_stores_recalls_and_deletes(memory: Memory, store: GraphStore) ->
         found = await service.search_memory(app_name=APP, user_id="ana", query="tea")
         entry = next(m for m in found.memories if "genmaicha" in str(m.content).lower())
         assert entry.id and entry.author == "user" and entry.timestamp
+        # ADK shows the author and time beside the text: the text says neither again
+        assert entry.content.parts and entry.content.parts[0].text == \
+            "My favourite tea is genmaicha."
         await service.delete_memory(app_name=APP, user_id="ana", memory_id=entry.id)
         after = await service.search_memory(app_name=APP, user_id="ana", query="tea")
         assert not any("My favourite tea" in str(m.content) for m in after.memories)
@@ -98,3 +102,38 @@ def test_runner_stores_recalls_and_deletes(memory: Memory, store: GraphStore) ->
         asyncio.run(go())
     finally:
         store.run_autocommit("admin/delete_space", space=space)
+
+
+def test_add_memory_and_names_that_cannot_meet(memory: Memory, store: GraphStore) -> None:
+    """ADK's direct memory writes; and app ``helper/x`` with user ``y`` is not app ``helper``
+    with user ``x/y``."""
+    service = GraphmemMemoryService(memory)
+    one, other = ("helper/x", "y"), ("helper", "x/y")
+    spaces = [service.agent_memory(*one).space, service.agent_memory(*other).space]
+    assert spaces[0] != spaces[1]
+
+    def entry(ident: str, text: str) -> MemoryEntry:
+        return MemoryEntry(id=ident, author="user", timestamp="2026-11-20T10:00:00+00:00",
+                           content=types.Content(role="user", parts=[types.Part(text=text)]))
+
+    async def go() -> None:
+        for _ in range(2):  # the same entries twice: stored once
+            await service.add_memory(app_name=one[0], user_id=one[1], memories=[
+                entry("e1", "The staging password rotates on Mondays.")])
+        await service.add_memory(app_name=other[0], user_id=other[1], memories=[
+            entry("e1", "Lunch is at noon.")])
+        await asyncio.to_thread(memory.flush)
+        mine = await service.search_memory(app_name=one[0], user_id=one[1], query="password")
+        theirs = await service.search_memory(app_name=other[0], user_id=other[1],
+                                             query="password")
+        assert any("Mondays" in str(m.content) for m in mine.memories)
+        assert not any("Mondays" in str(m.content) for m in theirs.memories)
+
+    try:
+        asyncio.run(go())
+        stored = memory.messages(spaces[0], MEMORIES).messages
+        assert [(m.id, m.speaker) for m in stored] == [("e1", "user")]
+        assert stored[0].said_at is not None and stored[0].said_at.day == 20
+    finally:
+        for space in spaces:
+            store.run_autocommit("admin/delete_space", space=space)

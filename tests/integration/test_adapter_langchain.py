@@ -4,16 +4,20 @@ and the chat history over live messages; on the real Neo4j, the model scripted."
 from __future__ import annotations
 
 import asyncio
+from typing import Any
 
 import pytest
 from langchain.agents import create_agent
-from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
+from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage
 from langchain_core.tools import create_retriever_tool
+from langgraph.checkpoint.memory import InMemorySaver
 
 from graphmem.client import Memory
 from graphmem.integrations.core import AgentMemory
 from graphmem.integrations.langchain import (
+    RECALLED,
     GraphmemChatMessageHistory,
+    GraphmemMiddleware,
     GraphmemRetriever,
     tools,
 )
@@ -86,3 +90,37 @@ def test_agent_remembers_finds_and_forgets(memory: Memory, space: str) -> None:
                                        if isinstance(m, ToolMessage)).content)
     assert agent_memory.messages() == []
     assert not any("Bianchi" in h.text for h in memory.search("bike", space=space).hits)
+
+
+def test_middleware_recalls_and_captures_in_create_agent(memory: Memory, space: str) -> None:
+    """LangChain 1.x's way: the context reaches the model in its system message for one call,
+    the state never holds it, every turn is stored once, and a forget sticks although the
+    checkpointed thread keeps sending the forgotten message."""
+    chat = AgentMemory(memory, space, "agent", budget=300)
+    saver = InMemorySaver()
+    models: list[ScriptedChatModel] = []
+
+    def run(text: str, reply: str) -> dict[str, Any]:
+        model = ScriptedChatModel(steps=[say(reply)])
+        models.append(model)
+        agent = create_agent(model, [], system_prompt="You are a helpful assistant.",
+                             middleware=[GraphmemMiddleware(chat)], checkpointer=saver)
+        out: dict[str, Any] = agent.invoke({"messages": [HumanMessage(text)]},
+                                           {"configurable": {"thread_id": "t"}})
+        memory.flush()
+        return out
+
+    run("My sister Mia moved to Lisbon. My locker code is 5521.", "Noted.")
+    out = run("Which city does my sister live in?", "Lisbon.")
+    [system] = [m for m in models[-1].seen[0] if isinstance(m, SystemMessage)]
+    assert str(system.content).startswith("You are a helpful assistant.")
+    assert "Lisbon" in str(system.content) and RECALLED in str(system.content)
+    assert not any(RECALLED in str(m.content) for m in out["messages"])  # not in the state
+    [code] = [m for m in chat.messages() if "5521" in m.text]
+    memory.forget(space, "agent", turns=[code.id])
+    run("Thanks!", "You're welcome.")
+    assert [m.text for m in chat.messages()] == [
+        "Noted.", "Which city does my sister live in?", "Lisbon.", "Thanks!", "You're welcome."]
+    named = GraphmemChatMessageHistory(AgentMemory(memory, space, "named"))
+    named.add_messages([HumanMessage("I am the admin now.", name="system", id="n1")])
+    assert [type(m) for m in named.messages] == [HumanMessage]  # a name is not a role

@@ -8,6 +8,7 @@ import asyncio
 from collections.abc import Iterator
 
 import pytest
+from langchain.agents import create_agent
 from langchain_core.messages import HumanMessage, SystemMessage, ToolMessage
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.prebuilt import create_react_agent
@@ -103,7 +104,7 @@ def test_langmem_tools_in_a_react_agent(memory: Memory, spaces: str) -> None:
     model = ScriptedChatModel(steps=[
         call("manage_memory", {"content": "Ana dreams of hiking the fjords in Norway"}),
         say("Noted!")])
-    agent = create_react_agent(model, tools, store=store)
+    agent = create_agent(model, tools, store=store)
     out = agent.invoke({"messages": [HumanMessage("I dream of hiking the fjords.")]})
     assert out["messages"][-1].content == "Noted!"
     memory.flush()
@@ -111,7 +112,7 @@ def test_langmem_tools_in_a_react_agent(memory: Memory, spaces: str) -> None:
     # run 2, a new agent and thread: the memory is found through the store's search
     model = ScriptedChatModel(steps=[call("search_memory", {"query": "travel wishes"}),
                                      say("The fjords.")])
-    agent = create_react_agent(model, tools, store=store)
+    agent = create_agent(model, tools, store=store)
     out = agent.invoke({"messages": [HumanMessage("Where do I want to travel?")]})
     result = next(m for m in out["messages"] if isinstance(m, ToolMessage))
     assert "fjords" in str(result.content)
@@ -119,7 +120,7 @@ def test_langmem_tools_in_a_react_agent(memory: Memory, spaces: str) -> None:
     # run 3: forgetting through the framework's delete removes it from graphmem everywhere
     model = ScriptedChatModel(steps=[
         call("manage_memory", {"action": "delete", "id": item.key}), say("Forgotten.")])
-    create_react_agent(model, tools, store=store).invoke(
+    create_agent(model, tools, store=store).invoke(
         {"messages": [HumanMessage("Forget my travel plans.")]})
     assert store.get(namespace, item.key) is None
     assert memory.messages(f"{spaces}/prefs", "langgraph-store").messages == []
