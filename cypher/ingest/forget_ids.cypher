@@ -6,6 +6,7 @@
 MATCH (sp:Space {id: $space})
 WITH sp, coalesce(sp.forgotten, []) AS known
 SET sp.forgotten = CASE WHEN $refuse
-                        THEN known + [d IN $digests WHERE NOT d IN known]
+                        THEN reduce(kept = known, d IN $digests |
+                                    CASE WHEN d IN kept THEN kept ELSE kept + d END)
                         ELSE [d IN known WHERE NOT d IN $digests] END
 RETURN size(sp.forgotten) AS forgotten;

@@ -51,6 +51,7 @@ from graphmem.client import Memory
 from graphmem.ids import conversation_id, turn_id
 from graphmem.integrations.core import AgentMemory, in_thread, joined, split
 from graphmem.integrations.langchain import graphmem_message, message_text
+from graphmem.text import naive_utc
 
 OFFERS = {"search": "GraphmemStore.search", "add_messages": "GraphmemStore.put",
           "unit": "GraphmemStore.get", "correct": "GraphmemStore.put",
@@ -101,7 +102,7 @@ class GraphmemStore(BaseStore):
             return None
         props = unit.properties
         return _item(namespace, key, str(props["text"]), props.get("said_at"),
-                     props.get("revised_at"))
+                     props.get("corrected_at"))
 
     def _put(self, namespace: tuple[str, ...], key: str, value: Any) -> None:
         space = space_of(namespace)
@@ -207,11 +208,11 @@ def _is_object(text: str) -> bool:
         return False
 
 
-def _item(namespace: tuple[str, ...], key: str, text: str, said: Any, revised: Any) -> Item:
+def _item(namespace: tuple[str, ...], key: str, text: str, said: Any, corrected: Any) -> Item:
     created = _native(said) or datetime.now()
-    updated = _native(revised[-1]) if isinstance(revised, list) and revised else created
+    updated = _native(corrected)
     return Item(value=decode(text), key=key, namespace=namespace, created_at=created,
-                updated_at=updated or created)
+                updated_at=created if updated is None else naive_utc(updated))
 
 
 def _native(value: Any) -> datetime | None:

@@ -70,6 +70,7 @@ def test_store_operations_on_graphmem(memory: Memory, spaces: str) -> None:
     store.put(prefs, "k1", {"content": "Ana wants to see Patagonia"})
     again = store.get(prefs, "k1")
     assert again is not None and again.value == {"content": "Ana wants to see Patagonia"}
+    assert again.updated_at > again.created_at  # the put is when it changed
     turn = memory.messages(f"{spaces}/prefs", "langgraph-store").messages[0].turn_id
     unit = memory.unit(f"{spaces}/prefs", turn)
     assert unit is not None and not unit.properties.get("revisions")

@@ -12,7 +12,7 @@ import pytest
 
 from graphmem import cypher
 from graphmem.client import Memory
-from graphmem.ids import conversation_id, session_id, speaker_id, turn_id
+from graphmem.ids import conversation_id, forgotten_digest, session_id, speaker_id, turn_id
 from graphmem.store import GraphStore
 
 from cypher_support import (
@@ -556,20 +556,39 @@ def _argument_neighbours(store: GraphStore, space: str, memory: Memory) -> None:
 def _live_session(store: GraphStore, space: str, memory: Memory) -> None:
     cid = conversation_id(space, KEY)
     known = [turn_id(space, KEY, "s1:1"), turn_id(space, KEY, "nope")]
+    digests = [forgotten_digest(t) for t in known]
+    store.write("ingest/forget_ids", space=space, digests=digests[1:], refuse=True)
     [row] = store.read("ingest/live_session", space=space, conversation_id=cid, session=None,
-                       turn_ids=known)
+                       turn_ids=known, digests=digests)
     assert row["exists"] and row["pending"] == [] and row["last_index"] == 2
     assert row["session"]["key"] == "s3" and row["session"]["last_message_at"] is None
     assert [t["order"] for t in row["session"]["turns"]] == list(range(5))
-    assert row["stored_turn_ids"] == known[:1]
+    assert row["stored_turn_ids"] == known[:1] and row["forgotten_turn_ids"] == known[1:]
     [named] = store.read("ingest/live_session", space=space, conversation_id=cid,
-                         session="s1", turn_ids=[])
+                         session="s1", turn_ids=[], digests=[])
     assert named["session"]["key"] == "s1" and named["session"]["turns"][0]["text"]
+    assert named["forgotten_turn_ids"] == []
     [none] = store.read("ingest/live_session", space=space,
                         conversation_id=conversation_id(space, "other"), session=None,
-                        turn_ids=known)
+                        turn_ids=known, digests=digests)
     assert (none["exists"], none["last_index"], none["session"]) == (False, -1, None)
     assert none["stored_turn_ids"] == known[:1]  # ids are global: the caller builds them
+
+
+@case("ingest/forget_ids")
+def _forget_ids(store: GraphStore, space: str, memory: Memory) -> None:
+    first, second = forgotten_digest("a"), forgotten_digest("b")
+    assert store.write("ingest/forget_ids", space=space, digests=[first, first],
+                       refuse=True) == [{"forgotten": 1}]  # once each
+    assert store.write("ingest/forget_ids", space=space, digests=[first, second],
+                       refuse=True) == [{"forgotten": 2}]
+    assert store.write("ingest/forget_ids", space=space, digests=[first],
+                       refuse=False) == [{"forgotten": 1}]  # may be used again
+    [kept] = query_rows(store, "MATCH (sp:Space {id: $space}) RETURN sp.forgotten AS f",
+                        space=space)
+    assert kept == {"f": [second]}
+    assert store.write("ingest/forget_ids", space="no-such-space", digests=[first],
+                       refuse=True) == []
 
 
 @case("ingest/mark_live")
