@@ -334,10 +334,13 @@ class Memory(SpaceAdmin):
             hits = chosen.search(context, space, budget)
             packed = chosen.pack(hits, budget)
         latency = (time.perf_counter() - began) * 1000
+        note = "" if hits or self.has_space(space) else (
+            f"space {space!r} holds nothing: no message was stored there (the spaces that "
+            "exist: `graphmem spaces`)")
         return SearchResult(question=question, space=space, strategy=name, budget=budget,
                             hits=hits, context=packed.context, context_tokens=packed.tokens,
                             included=packed.included, omitted=len(hits) - len(packed.included),
-                            latency_ms=latency,
+                            latency_ms=latency, note=note,
                             timings_ms={k: round(v, 2) for k, v in timings.items()
                                         if k != "graphmem.search"})
 

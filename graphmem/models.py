@@ -103,6 +103,9 @@ class SearchResult(BaseModel):
     timings_ms: dict[str, float] = Field(default_factory=dict, description=(
         "milliseconds by stage (space_state, question, table, candidates, ranking, packing; "
         "source.* per kind of candidate source), as far as the strategy reports them"))
+    note: str = Field(default="", description=(
+        "why nothing was found when the reason is not the question: the space holds nothing "
+        "(a misspelt name, or nothing stored yet)"))
 
 
 class Answer(BaseModel):

@@ -88,6 +88,8 @@ class SearchOut(BaseModel):
     latency_ms: float
     timings_ms: dict[str, float] = Field(default_factory=dict,
                                          description="milliseconds by stage of the search")
+    note: str = Field(default="", description=(
+        "why nothing was found when the reason is not the question (the space holds nothing)"))
 
     @classmethod
     def of(cls, result: SearchResult) -> SearchOut:
@@ -96,7 +98,7 @@ class SearchOut(BaseModel):
                    context_tokens=result.context_tokens,
                    tokenizer=result.tokenizer, omitted=result.omitted,
                    strategy=result.strategy, latency_ms=round(result.latency_ms, 1),
-                   timings_ms=result.timings_ms,
+                   timings_ms=result.timings_ms, note=result.note,
                    hits=[HitOut.of(h, result.space) for h in result.hits if h.id in shown])
 
 

@@ -1,5 +1,6 @@
-"""docs/integrations.md runs as written: its examples, in order, in one namespace, against the
-real Neo4j (each framework's model scripted where an agent runs)."""
+"""docs/integrations.md runs as written: its examples, in order, each on its own (a reader
+copies one, not the page: nothing it uses may come from another), against the real Neo4j
+(each framework's model scripted where an agent runs)."""
 
 from __future__ import annotations
 
@@ -22,8 +23,8 @@ def test_the_page_has_an_example_per_adapter() -> None:
 
 
 def test_the_examples_run(memory: Memory, space: str) -> None:
-    scope: dict[str, object] = {"memory": memory, "space": space}
     for match in EXAMPLE.finditer(PAGE.read_text()):
+        scope: dict[str, object] = {"memory": memory, "space": space}  # what the page says
         exec(compile(match.group(2), f"docs/integrations.md:{match.group(1)}", "exec"), scope)
     assert {c.conversation for c in memory.conversations(space)} >= {
         "chat-1", "chat-2", "chat-3", "chat-4", "chat-5"}

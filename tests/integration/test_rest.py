@@ -249,6 +249,8 @@ def test_a_hit_names_what_to_forget(server: tuple[str, str, str], memory: Memory
     url, space, _ = server
     alice = httpx.Client(base_url=url, headers={"Authorization": f"Bearer {ALICE}"},
                          timeout=60)
+    empty = alice.post(f"/v1/spaces/{space}/search", json={"question": "home address"}).json()
+    assert empty["hits"] == [] and "holds nothing" in empty["note"]  # said, not just empty
     history = [{"speaker": "user", "text": "My home address is 12 Rua Augusta.", "id": "a1"},
                {"speaker": "user", "text": "My locker code is 3317.", "id": "a2"}]
     for conversation in ("team/notes", "other"):

@@ -609,6 +609,12 @@ export interface components {
              */
             marked_context: string;
             /**
+             * Note
+             * @description why nothing was found when the reason is not the question (the space holds nothing)
+             * @default
+             */
+            note: string;
+            /**
              * Omitted
              * @description pieces retrieved that did not fit the budget
              */
