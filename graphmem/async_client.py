@@ -44,6 +44,7 @@ from graphmem.models import (
 from graphmem.providers.llm import LLM, TokenUsage
 
 T = TypeVar("T")
+CONCURRENCY = 4  # blocking calls in worker threads at once, by default
 
 
 class AsyncMemory:
@@ -52,7 +53,7 @@ class AsyncMemory:
     list, :mod:`graphmem.operations`)."""
 
     def __init__(self, settings: Settings | None = None, *, memory: Memory | None = None,
-                 concurrency: int = 4, **memory_options: Any) -> None:
+                 concurrency: int = CONCURRENCY, **memory_options: Any) -> None:
         self.memory = memory or Memory(settings, **memory_options)
         self._slots = asyncio.Semaphore(concurrency)
 

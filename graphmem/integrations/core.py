@@ -25,11 +25,13 @@ from __future__ import annotations
 
 import asyncio
 import uuid
+import weakref
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 from urllib.parse import unquote
 
+from graphmem.async_client import CONCURRENCY
 from graphmem.client import Memory
 from graphmem.errors import InputError
 from graphmem.ids import check_space, space_prefix, turn_id, turn_parts
@@ -213,6 +215,18 @@ def split(space: str) -> tuple[str, ...]:
     return tuple(unquote(label) for label in space.split("/"))
 
 
+# each event loop's slots: at most CONCURRENCY blocking calls of the adapters at once, as
+# AsyncMemory allows, so a burst of calls queues on the loop instead of crowding the threads
+_SLOTS: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Semaphore] = \
+    weakref.WeakKeyDictionary()
+
+
 async def in_thread(call: Callable[..., T], *args: Any, **kwargs: Any) -> T:
-    """Run one blocking graphmem call off the event loop (what every async adapter does)."""
-    return await asyncio.to_thread(call, *args, **kwargs)
+    """Run one blocking graphmem call off the event loop (what every async adapter does),
+    at most ``CONCURRENCY`` at once per loop."""
+    loop = asyncio.get_running_loop()
+    slots = _SLOTS.get(loop)
+    if slots is None:
+        slots = _SLOTS[loop] = asyncio.Semaphore(CONCURRENCY)
+    async with slots:
+        return await asyncio.to_thread(call, *args, **kwargs)

@@ -48,6 +48,7 @@ from langgraph.store.base import (
 )
 
 from graphmem.client import Memory
+from graphmem.errors import InputError
 from graphmem.ids import conversation_id, turn_id
 from graphmem.integrations.core import AgentMemory, in_thread, joined, split
 from graphmem.integrations.langchain import graphmem_message, message_text
@@ -113,9 +114,12 @@ class GraphmemStore(BaseStore):
         text = encode(value)
         known = self._get(namespace, key)
         if known is None:
-            self.memory.add_messages(space, self.conversation,
-                                     [{"speaker": SPEAKER, "text": text, "id": key}],
-                                     session=STORE_SESSION)
+            report = self.memory.add_messages(space, self.conversation,
+                                              [{"speaker": SPEAKER, "text": text, "id": key}],
+                                              session=STORE_SESSION)
+            if report.emptied:
+                raise InputError(f"the value of {key!r} holds only recalled context "
+                                 "(<graphmem-context>): nothing to store", field="value")
         elif known.value != value:
             self.memory.correct(space, turn_id(space, self.conversation, key), text,
                                 keep_old=False)

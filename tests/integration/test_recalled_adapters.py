@@ -7,6 +7,7 @@ import asyncio
 from types import SimpleNamespace
 from typing import Any
 
+import pytest
 from autogen_core.memory import MemoryContent, MemoryMimeType
 from google.adk.events import Event
 from google.genai import types
@@ -15,6 +16,7 @@ from llama_index.core.llms import ChatMessage, MessageRole
 from pydantic_ai.messages import ModelRequest, UserPromptPart
 
 from graphmem.client import Memory
+from graphmem.errors import InputError
 from graphmem.integrations.adk import GraphmemMemoryService
 from graphmem.integrations.autogen import GraphmemMemory
 from graphmem.integrations.core import AgentMemory
@@ -40,7 +42,8 @@ def texts(memory: Memory, space: str, conversation: str) -> list[str]:
 def test_langgraph_store_and_hook(memory: Memory, space: str) -> None:
     store = GraphmemStore(memory)
     store.put((space,), "k1", {"content": f"note: {ASKED} {RECALLED}"})
-    store.put((space,), "k2", {"content": RECALLED})
+    with pytest.raises(InputError, match="only recalled context"):  # said, not silent
+        store.put((space,), "k2", {"content": RECALLED})
     item = store.get((space,), "k1")
     assert item is not None and item.value == {"content": f"note: {ASKED}"}
     assert store.get((space,), "k2") is None  # nothing to keep: nothing stored
