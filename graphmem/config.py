@@ -38,6 +38,9 @@ class Settings(BaseSettings):
     neo4j_database: str = "neo4j"
     neo4j_timeout: float = Field(default=5.0, gt=0, description=(
         "seconds to wait for Neo4j: to connect, and to retry a transaction that failed"))
+    write_deadline: float = Field(default=30.0, gt=0, description=(
+        "seconds a write may keep retrying while other writers hold its space (a lock wait "
+        "or a deadlock Neo4j breaks); past it the write is refused whole (BusyError, HTTP 503)"))
 
     # --- the local server that `graphmem neo4j start` builds and runs ---
     home: Path = Field(default=DEFAULT_HOME, description="root for the local server, caches")

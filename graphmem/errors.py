@@ -31,9 +31,16 @@ class DatabaseUnavailable(GraphmemError):
     """Neo4j cannot be reached, or refuses the configured credentials (CLI exit code 4)."""
 
 
+class BusyError(GraphmemError):
+    """A write could not commit before its deadline (``GRAPHMEM_WRITE_DEADLINE``): other
+    writers of the space held it, or deadlocked with it, all along. Nothing of it was stored;
+    the same call later will (HTTP 503 with ``Retry-After``)."""
+
+    retry_after = 1  # seconds a client waits before trying again
+
+
 class UnknownStrategyError(GraphmemError):
     """No retrieval strategy has that name."""
-
 
 
 class MissingLayerError(GraphmemError):

@@ -45,9 +45,11 @@ def load_plugins() -> None:
             # one broken plug-in must not take graphmem down, even one that calls sys.exit
             # at import (only an interrupt from the user goes through)
             except (Exception, SystemExit) as exc:
-                _failed[point.name] = f"{type(exc).__name__}: {exc}"
+                why = (f"it called sys.exit({exc.code!r}) while loading"
+                       if isinstance(exc, SystemExit) else f"{type(exc).__name__}: {exc}")
+                _failed[point.name] = why
                 log.warning("graphmem plug-in %r (%s) was not loaded: %s", point.name,
-                            point.value, exc)
+                            point.value, why)
 
 
 def loaded_plugins() -> dict[str, str]:

@@ -2,17 +2,26 @@
 
 from __future__ import annotations
 
+import itertools
+import random
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any, LiteralString, NamedTuple, TypeVar, cast
 
 from neo4j import Driver, GraphDatabase, ManagedTransaction, Query, unit_of_work
-from neo4j.exceptions import AuthError, DriverError, ServiceUnavailable, SessionExpired
+from neo4j.exceptions import (
+    AuthError,
+    DriverError,
+    ServiceUnavailable,
+    SessionExpired,
+    TransientError,
+)
 
 from graphmem import cypher
 from graphmem.config import Settings
-from graphmem.errors import ConfigurationError, DatabaseUnavailable
+from graphmem.errors import BusyError, ConfigurationError, DatabaseUnavailable
 
 if TYPE_CHECKING:
     from graphmem.providers.embedder import Embedder
@@ -174,9 +183,25 @@ class GraphStore:
             return cast(T, session.execute_read(_unit(work, name)))
 
     def write_tx(self, work: Callable[[Tx], T], name: str) -> T:
-        """Run ``work`` in one write transaction: all of it is stored, or none of it."""
-        with self._session() as session:
-            return cast(T, session.execute_write(_unit(work, name)))
+        """Run ``work`` in one write transaction: all of it is stored, or none of it. A
+        transaction that meets other writers (a lock held too long, a deadlock Neo4j broke)
+        is run again from the start, with a growing random pause, until
+        ``GRAPHMEM_WRITE_DEADLINE``; past it, :class:`BusyError` (nothing stored)."""
+        deadline = time.monotonic() + self.settings.write_deadline
+        for attempt in itertools.count():
+            try:
+                with self._session() as session:
+                    return cast(T, session.execute_write(_unit(work, name)))
+            except TransientError as exc:
+                pause = min(1.0, 0.02 * 2 ** attempt) * random.uniform(0.5, 1.5)
+                if time.monotonic() + pause >= deadline:
+                    raise BusyError(
+                        f"{name}: other writers held the space for "
+                        f"{self.settings.write_deadline:g}s (GRAPHMEM_WRITE_DEADLINE; "
+                        f"{exc.code or type(exc).__name__}); nothing of this write was "
+                        "stored: try again") from exc
+                time.sleep(pause)
+        raise AssertionError("unreachable")
 
     def run_autocommit(self, name: str, **params: Any) -> None:
         """For statements that batch themselves (``CALL {...} IN TRANSACTIONS``)."""

@@ -183,9 +183,18 @@ class LiveWriter:
         if not live.added:
             return report
         waiting = [] if self.settings.live_derive == "inline" else [live.session.key]
-        done = GraphWriter(self._context(), now, "messages added").write(
-            space, [live.record], check=lambda tx, _job: unchanged(tx, live),
-            finish=lambda tx, job: mark(tx, job, live, later, waiting))
+        try:
+            done = GraphWriter(self._context(), now, "messages added").write(
+                space, [live.record], check=lambda tx, _job: unchanged(tx, live),
+                finish=lambda tx, job: mark(tx, job, live, later, waiting))
+        except Superseded:
+            raise
+        except Exception as exc:
+            shown = ", ".join(live.added[:5]) + (", ..." if len(live.added) > 5 else "")
+            exc.add_note(f"none of the {len(live.added)} new messages ({shown}) of "
+                         f"conversation {conversation!r} was stored; adding them again "
+                         "stores them (by id, once)")
+            raise
         report.layers = {name: t.seconds for name, t in done.layers.items()}
         report.write_seconds = done.write_seconds
         return report

@@ -24,6 +24,9 @@ from graphmem.models import ConversationRecord, IngestReport, LayerTally
 from graphmem.store import Tx
 from graphmem.telemetry import stage
 
+# the writes whose caller gets the ingest's advice on a failure (run the same again)
+RESUMABLE = ("ingest", "layers added")
+
 
 class GraphWriter:
     """Runs the given layers (already in needs order) over each conversation."""
@@ -56,9 +59,11 @@ class GraphWriter:
             try:
                 self.write_one(space, conversation, report, finish, lock, check)
             except Exception as exc:
-                exc.add_note(f"{done} of {len(conversations)} conversations were stored before "
-                             f"conversation {conversation.key!r} failed, which was not; running "
-                             "the same ingest again completes it (writes are idempotent)")
+                if self.what in RESUMABLE:  # a file's conversations: some may be stored
+                    exc.add_note(f"{done} of {len(conversations)} conversations were stored "
+                                 f"before conversation {conversation.key!r} failed, which was "
+                                 "not; running the same ingest again completes it (writes are "
+                                 "idempotent)")
                 raise
         report.seconds += time.perf_counter() - began
         return report

@@ -23,6 +23,7 @@ from starlette.responses import Response
 from graphmem import __version__
 from graphmem.client import Memory
 from graphmem.errors import (
+    BusyError,
     ConfigurationError,
     DatabaseUnavailable,
     GraphmemError,
@@ -44,6 +45,7 @@ STATUS: tuple[tuple[type[GraphmemError], int, str], ...] = (
     (UnknownStrategyError, 400, "input"),
     (MissingLayerError, 409, "missing_layer"),
     (MixedModelsError, 409, "mixed_models"),
+    (BusyError, 503, "busy"),
     (DatabaseUnavailable, 503, "unavailable"),
     (ConfigurationError, 501, "configuration"),
     (GraphmemError, 400, "error"),
@@ -92,7 +94,8 @@ def build_app(memory: Memory, tokens: Mapping[str, Spaces], max_body_bytes: int)
     @app.exception_handler(GraphmemError)
     async def graphmem_error(request: Request, exc: GraphmemError) -> JSONResponse:
         status, kind = next((s, k) for cls, s, k in STATUS if isinstance(exc, cls))
-        return error(status, kind, str(exc), getattr(exc, "field", None))
+        wait = {"Retry-After": str(exc.retry_after)} if isinstance(exc, BusyError) else None
+        return error(status, kind, str(exc), getattr(exc, "field", None), headers=wait)
 
     @app.exception_handler(StarletteHTTPException)
     async def http_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:

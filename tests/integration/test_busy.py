@@ -1,0 +1,130 @@
+"""Writers that meet: a deadlock on two spaces' locks is retried until the write commits, a
+space held past GRAPHMEM_WRITE_DEADLINE refuses the write whole (BusyError, nothing stored),
+and REST answers that with 503 and Retry-After in its usual error shape, never a 500."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+from neo4j.exceptions import TransientError
+
+from graphmem.client import Memory
+from graphmem.errors import BusyError
+from graphmem.serve.access import Spaces
+from graphmem.serve.rest import build_app
+from graphmem.store import GraphStore, Tx
+
+LOCK = "MERGE (sp:Space {id: $space}) SET sp.revision = randomUUID()"  # as ingest/lock_space
+
+
+@pytest.fixture()
+def pair(store: GraphStore, space: str) -> Iterator[tuple[str, str]]:
+    other = f"{space}-b"
+    for name in (space, other):
+        store.write("ingest/lock_space", space=name, embedder=None)
+    yield space, other
+    store.run_autocommit("admin/delete_space", space=other)
+
+
+def test_a_deadlock_between_two_writers_is_retried(store: GraphStore,
+                                                   pair: tuple[str, str]) -> None:
+    """Another writer holds the first space and waits for the second, which ours holds; ours
+    then asks for the first: a cycle. Neo4j fails one of the two; should it be ours, it is
+    run again. Either way its caller sees it commit."""
+    first, second = pair
+    tries: list[int] = []
+    holding = threading.Event()
+
+    def work(tx: Tx) -> str:
+        tries.append(1)
+        tx.run("ingest/lock_space", space=second, embedder=None)
+        if len(tries) == 1:
+            holding.set()
+            time.sleep(1.0)  # the other writer is waiting for the second space by now
+        tx.run("ingest/lock_space", space=first, embedder=None)
+        return "committed"
+
+    result: dict[str, Any] = {}
+    with store.driver.session(database=store.database) as session:
+        tx = session.begin_transaction()
+        tx.run(LOCK, space=first).consume()
+        writer = threading.Thread(
+            target=lambda: result.update(done=store.write_tx(work, "test")))
+        writer.start()
+        assert holding.wait(10)
+        try:
+            tx.run(LOCK, space=second).consume()  # waits for ours, which closes the cycle
+            tx.commit()
+        except Exception:  # Neo4j may break the cycle on this side instead
+            tx.rollback()
+        writer.join(30)
+    assert result == {"done": "committed"}  # never an error for the caller
+    assert len(tries) >= 1
+
+
+class Deadlocked:
+    """A driver whose every write transaction Neo4j breaks as a deadlock, ``times`` times."""
+
+    def __init__(self, times: int) -> None:
+        self.times = times
+        self.calls = 0
+
+    def session(self, **_options: Any) -> Deadlocked:
+        return self
+
+    def __enter__(self) -> Deadlocked:
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        return None
+
+    def execute_write(self, work: Any) -> str:
+        self.calls += 1
+        if self.calls <= self.times:
+            raise TransientError("ForsetiClient can't acquire ExclusiveLock: deadlock")
+        return "committed"
+
+
+def test_deadlocks_past_the_deadline_refuse_the_write_whole(memory: Memory) -> None:
+    settings = memory.settings.model_copy(update={"write_deadline": 0.5})
+    lucky = GraphStore(settings, driver=Deadlocked(times=3))  # type: ignore[arg-type]
+    assert lucky.write_tx(lambda tx: None, "ingest/conversation") == "committed"
+    stuck = GraphStore(settings, driver=Deadlocked(times=10**6))  # type: ignore[arg-type]
+    began = time.monotonic()
+    with pytest.raises(BusyError, match=r"ingest/conversation.*GRAPHMEM_WRITE_DEADLINE.*"
+                                        r"nothing of this write was stored"):
+        stuck.write_tx(lambda tx: None, "ingest/conversation")
+    assert time.monotonic() - began < 2  # bounded by the deadline
+
+
+def test_a_live_add_that_fails_says_which_messages(memory: Memory, space: str,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    def refused(*_args: Any, **_kwargs: Any) -> None:
+        raise BusyError("ingest/conversation: other writers held the space")
+
+    monkeypatch.setattr(GraphStore, "write_tx", refused)
+    with pytest.raises(BusyError) as caught:
+        memory.add_messages(space, "chat", [{"speaker": "Ana", "text": "Hi.", "id": "m7"}])
+    notes = "\n".join(getattr(caught.value, "__notes__", []))
+    assert "m7" in notes and "conversation 'chat'" in notes
+    assert "ingest again" not in notes  # a live add is no file to ingest again
+
+
+def test_rest_answers_a_busy_space_with_503_and_retry_after(
+        memory: Memory, space: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    def busy(*_args: Any, **_kwargs: Any) -> None:
+        raise BusyError("ingest/conversation: other writers held the space for 30s")
+
+    monkeypatch.setattr(memory, "add_messages", busy)
+    client = TestClient(build_app(memory, {"t": Spaces.of([space])}, 1_000_000),
+                        raise_server_exceptions=False)
+    answer = client.post(f"/v1/spaces/{space}/messages", headers={"Authorization": "Bearer t"},
+                         json={"conversation": "chat",
+                               "messages": [{"speaker": "Ana", "text": "hi"}]})
+    assert answer.status_code == 503 and answer.headers["retry-after"] == "1"
+    assert answer.json()["error"]["type"] == "busy"
