@@ -91,6 +91,14 @@ class SearchOut(BaseModel):
     note: str = Field(default="", description=(
         "why nothing was found when the reason is not the question (the space holds nothing)"))
 
+    def readable(self) -> str:
+        """The result as a model should read it: the marked context, then the memory ids of
+        the messages it shows (what forget_memory, correct_message and get_unit take)."""
+        if not self.context:
+            return self.note or "(nothing relevant remembered)"
+        ids = list(dict.fromkeys(t for hit in self.hits for t in hit.source_turn_ids))
+        return f"{self.marked_context}\n\nmemory ids: {', '.join(ids)}"
+
     @classmethod
     def of(cls, result: SearchResult) -> SearchOut:
         shown = set(result.included)
@@ -165,11 +173,29 @@ class ForgetOut(BaseModel):
     layers: list[str] = Field(description="layers derived again from what remains")
     note: str = Field(default="", description="why nothing was forgotten, when nothing was")
 
+    conversations: list[str] = Field(default_factory=list, description=(
+        "every conversation a forget by memory ids reached (conversation: the first)"))
+
     @classmethod
     def of(cls, report: ForgetReport) -> ForgetOut:
         return cls(conversation=report.conversation, messages=report.turns,
                    sessions=report.sessions, whole_conversation=report.whole_conversation,
-                   layers=report.layers, note=report.note)
+                   layers=report.layers, note=report.note,
+                   conversations=[report.conversation])
+
+    @classmethod
+    def of_many(cls, reports: list[ForgetReport]) -> ForgetOut:
+        """Forgets in several conversations as one answer, their counts added."""
+        if not reports:
+            return cls(conversation="", messages=0, sessions=0, whole_conversation=False,
+                       layers=[], note="no memory ids: nothing was forgotten")
+        first = cls.of(reports[0])
+        return first.model_copy(update={
+            "messages": sum(r.turns for r in reports),
+            "sessions": sum(r.sessions for r in reports),
+            "whole_conversation": all(r.whole_conversation for r in reports),
+            "layers": sorted({n for r in reports for n in r.layers}),
+            "conversations": [r.conversation for r in reports]})
 
 
 class CorrectIn(BaseModel):

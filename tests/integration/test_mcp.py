@@ -22,6 +22,7 @@ from mcp.client.streamable_http import streamable_http_client
 
 from graphmem.cli import main
 from graphmem.client import Memory
+from graphmem.markers import OPEN
 from graphmem.serve.access import Spaces
 from graphmem.serve.mcp_tools import build_server
 
@@ -247,3 +248,38 @@ def test_http_on_a_public_address_needs_tokens(space: str) -> None:
 def test_the_help_names_every_tool() -> None:
     shown = " ".join(CliRunner().invoke(main, ["mcp", "--help"]).output.split())
     assert sorted(t for t in TOOLS if t not in shown) == []
+
+
+def test_search_then_forget_by_the_ids_it_shows(memory: Memory, space: str) -> None:
+    """What a model reads of a search is the marked context and the memory ids, not the
+    context again in every hit; forget_memory takes those ids, whichever conversation holds
+    them, and a history sent again does not bring them back."""
+    memory.add_messages(space, "a/b", [
+        {"speaker": "Ann", "text": "My home address is 12 Rua Augusta.", "id": "1"}])
+    memory.add_messages(space, "other", [
+        {"speaker": "Ann", "text": "My locker code is 3317.", "id": "1"}])
+    server = build_server(memory, Spaces.of([space]))
+
+    async def body(client: Client) -> tuple[Any, Any, Any]:
+        found = await client.call_tool("search_memory", {"question": "home address",
+                                                         "budget": 300})
+        text = found.content[0].text
+        ids = text.rsplit("memory ids: ", 1)[1].split(", ")
+        home = [i for i in ids if "Rua" in memory.unit(space, i).properties["text"]]
+        gone = await client.call_tool("forget_memory", {"memory_ids": home})
+        bad = await client.call_tool("forget_memory", {"memory_ids": ["elsewhere/x#1"]})
+        return found, gone, bad
+
+    found, gone, bad = run(body, server)
+    context = found.structured_content["context"]
+    assert len(found.content[0].text) < 2 * len(context) + 400  # not the context thrice
+    assert found.content[0].text.startswith(OPEN)
+    assert gone.structured_content["messages"] == 1
+    assert gone.structured_content["conversations"] == ["a/b"]
+    assert bad.is_error and "memory_ids[0]" in bad.content[0].text
+    assert memory.messages(space, "a/b").messages == []
+    assert [m.text for m in memory.messages(space, "other").messages] == [
+        "My locker code is 3317."]
+    again = memory.add_messages(space, "a/b", [
+        {"speaker": "Ann", "text": "My home address is 12 Rua Augusta.", "id": "1"}])
+    assert again.forgotten == ["1"] and again.added == []

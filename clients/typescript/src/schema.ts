@@ -440,6 +440,11 @@ export interface components {
             /** Conversation */
             conversation: string;
             /**
+             * Conversations
+             * @description every conversation a forget by memory ids reached (conversation: the first)
+             */
+            conversations?: string[];
+            /**
              * Layers
              * @description layers derived again from what remains
              */

@@ -5,22 +5,38 @@ from __future__ import annotations
 from mcp.server import MCPServer
 
 from graphmem.client import Memory
+from graphmem.errors import InputError
+from graphmem.ids import turn_parts
 from graphmem.serve.schemas import CorrectOut, ForgetOut
 from graphmem.serve.tools.common import Allowed, guard
 
 
 def register(server: MCPServer, memory: Memory, allowed: Allowed) -> None:
     @server.tool()
-    def forget_memory(conversation: str, space: str | None = None,
+    def forget_memory(conversation: str | None = None, space: str | None = None,
                       sessions: list[str] | None = None,
                       messages: list[str] | None = None,
-                      whole_conversation: bool = False) -> ForgetOut:
-        """Forget messages (their ids), sessions (their keys) or, with whole_conversation
-        true, a whole conversation: they and everything derived from them are removed for
-        good. An empty list forgets nothing."""
-        return guard(lambda: ForgetOut.of(memory.forget(  # type: ignore[no-any-return]
-            allowed().resolve(space), conversation, sessions=sessions, turns=messages,
-            whole_conversation=whole_conversation)))
+                      whole_conversation: bool = False,
+                      memory_ids: list[str] | None = None) -> ForgetOut:
+        """Forget for good, with everything derived from it: the memories whose ids
+        search_memory gave (memory_ids, from any conversation), or in one conversation its
+        messages (their ids), sessions (their keys) or, with whole_conversation true, all
+        of it. An empty list forgets nothing."""
+        def run() -> ForgetOut:
+            where = allowed().resolve(space)
+            if memory_ids is not None:
+                if conversation is not None or sessions or messages or whole_conversation:
+                    raise InputError("give memory_ids, or a conversation with what to "
+                                     "forget in it, not both", field="memory_ids")
+                return ForgetOut.of_many([memory.forget(where, key, turns=ids) for key, ids
+                                          in by_conversation(where, memory_ids).items()])
+            if conversation is None:
+                raise InputError("name the conversation, or give memory_ids",
+                                 field="conversation")
+            return ForgetOut.of(memory.forget(where, conversation, sessions=sessions,
+                                              turns=messages,
+                                              whole_conversation=whole_conversation))
+        return guard(run)  # type: ignore[no-any-return]
 
     @server.tool()
     def correct_message(turn_id: str, text: str, space: str | None = None,
@@ -29,3 +45,15 @@ def register(server: MCPServer, memory: Memory, allowed: Allowed) -> None:
         list_messages); the old text is kept as a revision unless keep_old is false."""
         return guard(lambda: CorrectOut.of(memory.correct(  # type: ignore[no-any-return]
             allowed().resolve(space), turn_id, text, keep_old=keep_old)))
+
+
+def by_conversation(space: str, memory_ids: list[str]) -> dict[str, list[str]]:
+    """Memory ids (Turn ids) as the message ids of each conversation they name."""
+    found: dict[str, list[str]] = {}
+    for i, given in enumerate(memory_ids):
+        parts = turn_parts(space, given) if isinstance(given, str) else None
+        if parts is None:
+            raise InputError(f"{given!r} is no memory id of space {space!r} (search_memory "
+                             "lists them)", field=f"memory_ids[{i}]")
+        found.setdefault(parts[0], []).append(parts[1])
+    return found

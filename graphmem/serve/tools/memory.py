@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from typing import Annotated
+
 from mcp.server import MCPServer
+from mcp.types import CallToolResult, TextContent
 
 from graphmem.client import Memory
 from graphmem.serve.schemas import AddOut, AnswerOut, MessageIn, SearchOut
@@ -22,13 +25,18 @@ def register(server: MCPServer, memory: Memory, allowed: Allowed) -> None:
 
     @server.tool()
     def search_memory(question: str, space: str | None = None, strategy: str | None = None,
-                      budget: int | None = None, max_tokens: int | None = None) -> SearchOut:
+                      budget: int | None = None, max_tokens: int | None = None,
+                      ) -> Annotated[CallToolResult, SearchOut]:
         """Find what memory holds about a question: the context (within `budget` tokens,
         default 1000; `max_tokens` is another name for it) and the ranked pieces it is made
         of, with their dates and sources."""
-        return guard(lambda: SearchOut.of(memory.search(  # type: ignore[no-any-return]
+        found: SearchOut = guard(lambda: SearchOut.of(memory.search(
             question, space=allowed().resolve(space), strategy=strategy, budget=budget,
             max_tokens=max_tokens)))
+        # what a model reads: the marked context and the ids to act on, not the context
+        # again in every hit; the whole result stays in the structured content
+        return CallToolResult(content=[TextContent(type="text", text=found.readable())],
+                              structured_content=found.model_dump(mode="json"))
 
     @server.tool()
     def answer_question(question: str, space: str | None = None,
