@@ -86,6 +86,22 @@ def neo4j_stop(ctx: click.Context) -> None:
     click.echo("Neo4j stopped" if stopped else "Neo4j was not running (under graphmem)")
 
 
+@neo4j.command("compact")
+@click.option("--yes", is_flag=True, help="Do not ask first.")
+@click.pass_context
+@friendly_errors
+def neo4j_compact(ctx: click.Context, yes: bool) -> None:
+    """Erase from disk what was forgotten: every space exported, the local server's stores
+    and transaction logs deleted, every space imported again (the server is stopped for the
+    while). After it no forgotten text remains in any file of the server (docs/deploy.md)."""
+    from graphmem.neo4j_server.compact import compact
+
+    if not yes and not click.confirm("Stop the local Neo4j and write its database anew?"):
+        ctx.exit(1)
+    report = compact(_settings(ctx), say=lambda line: click.echo(line, err=True))
+    click.echo(report.summary())
+
+
 @neo4j.command("status")
 @click.pass_context
 @friendly_errors
