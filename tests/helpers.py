@@ -8,7 +8,8 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -46,6 +47,43 @@ def start_rest(env: dict[str, str]) -> tuple[subprocess.Popen[bytes], str]:
                 return process, url
         except httpx.TransportError:
             time.sleep(0.5)
+
+
+@contextmanager
+def second_server(settings: Any, folder: Path, **overrides: Any) -> Iterator[Any]:
+    """A second local server with its own data, ports and a small heap, stopped afterwards;
+    it shares the suite's built jars (read only), so it starts without Maven."""
+    from graphmem.neo4j_server.local import LocalNeo4j
+
+    server = LocalNeo4j(settings).sibling(
+        folder / "home", neo4j_uri=f"bolt://127.0.0.1:{free_port()}",
+        neo4j_http_port=free_port(), neo4j_heap="512m", neo4j_pagecache="64m", **overrides)
+    server.start()
+    try:
+        yield server
+    finally:
+        server.stop(timeout=30)
+
+
+def text_held(store: Any, space: str, text: str) -> list[str]:
+    """Every node or relationship of ``space`` whose properties hold ``text`` (any case), and
+    every fulltext hit for it: where a forgotten word could still be found."""
+    low = text.lower()
+    found = [f"node {row['labels']}" for row in query_rows(
+        store, "MATCH (n) WHERE n.space = $space OR (n:Space AND n.id = $space) "
+        "RETURN labels(n) AS labels, properties(n) AS props", space=space)
+        if low in json.dumps(row["props"], default=str).lower()]
+    found += [f"relationship {row['type']}" for row in query_rows(
+        store, "MATCH (n {space: $space})-[r]-() RETURN type(r) AS type, "
+        "properties(r) AS props", space=space)
+        if low in json.dumps(row["props"], default=str).lower()]
+    for index in query_rows(store, "SHOW INDEXES YIELD name, type "
+                            "WHERE type = 'FULLTEXT' RETURN name"):
+        hits = query_rows(store, "CALL db.index.fulltext.queryNodes($name, $q) "
+                          "YIELD node WHERE node.space = $space RETURN node.id AS id",
+                          name=index["name"], q=text, space=space)
+        found += [f"fulltext {index['name']}: {h['id']}" for h in hits]
+    return found
 
 
 def query_rows(store: Any, query: str, **params: Any) -> list[dict[str, Any]]:

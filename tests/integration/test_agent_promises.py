@@ -38,7 +38,7 @@ from graphmem.integrations.llamaindex import GraphmemMemoryBlock
 from graphmem.integrations.openai_agents import GraphmemSession
 from graphmem.integrations.pydantic_ai import store_run
 
-from helpers import query_rows
+from helpers import text_held
 
 SECRET = "quokka7731"
 SAID = [("user", "I am planning a trip to Lisbon in May."),
@@ -152,24 +152,6 @@ DRIVERS: dict[str, Callable[..., Driver]] = {
     "pydantic_ai": PydanticAI, "hooks": Hooks}
 
 
-def held(memory: Memory, space: str, text: str) -> list[str]:
-    """Every node or relationship of the space whose properties hold ``text``, and every
-    fulltext hit for it."""
-    low = text.lower()
-    found = [f"node {row['labels']}" for row in query_rows(
-        memory.store, "MATCH (n) WHERE n.space = $space RETURN labels(n) AS labels, "
-        "properties(n) AS props", space=space)
-        if low in json.dumps(row["props"], default=str).lower()]
-    found += [f"relationship {row['type']}" for row in query_rows(
-        memory.store, "MATCH (n {space: $space})-[r]-() RETURN type(r) AS type, "
-        "properties(r) AS props", space=space)
-        if low in json.dumps(row["props"], default=str).lower()]
-    found += [f"fulltext {row['id']}" for row in query_rows(
-        memory.store, "CALL db.index.fulltext.queryNodes('turn_text', $q) YIELD node "
-        "WHERE node.space = $space RETURN node.id AS id", q=text, space=space)]
-    return found
-
-
 @pytest.mark.parametrize("surface", list(DRIVERS))
 def test_a_forget_sticks_and_nothing_is_lost_or_doubled(memory: Memory, space: str,
                                                         tmp_path: Path, surface: str) -> None:
@@ -189,6 +171,6 @@ def test_a_forget_sticks_and_nothing_is_lost_or_doubled(memory: Memory, space: s
     stored = memory.messages(space, driver.conversation, limit=100).messages
     assert [m.text for m in stored] == [text for n, (_, text) in enumerate(SAID)
                                         if n != FORGOTTEN], surface
-    assert held(memory, space, SECRET) == [], surface
+    assert text_held(memory.store, space, SECRET) == [], surface
     found = memory.search("What is my locker code at the gym?", space=space, budget=2000)
     assert SECRET not in found.context

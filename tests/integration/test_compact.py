@@ -18,19 +18,13 @@ from graphmem.config import Settings
 from graphmem.neo4j_server.local import LocalNeo4j
 from graphmem.providers.embedder import SentenceTransformerEmbedder
 
-from helpers import free_port
+from helpers import second_server
 
 
 @pytest.fixture()
 def own_server(settings: Settings, neo4j_server: object, tmp_path: Path) -> Iterator[LocalNeo4j]:
-    server = LocalNeo4j(settings).sibling(
-        tmp_path / "home", neo4j_uri=f"bolt://127.0.0.1:{free_port()}",
-        neo4j_http_port=free_port(), neo4j_heap="512m", neo4j_pagecache="64m")
-    server.start()
-    try:
+    with second_server(settings, tmp_path) as server:
         yield server
-    finally:
-        server.stop(timeout=30)
 
 
 def files_holding(folder: Path, word: str) -> list[str]:

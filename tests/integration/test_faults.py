@@ -26,7 +26,7 @@ from graphmem.processes import live_pid
 from graphmem.providers.embedder import SentenceTransformerEmbedder
 from graphmem.store import GraphStore
 
-from helpers import SAMPLE, free_port, query_rows
+from helpers import SAMPLE, query_rows, second_server
 
 COPIES = 10  # conversations in the interrupted ingest: long enough to be killed midway
 LAYERS = "turns,edus"  # quick to compute: an ingest notices the loss at its next statement
@@ -37,15 +37,8 @@ BOUND = 30.0  # seconds a call may take to give up on a dead server (timeout 3 s
 def own_server(settings: Settings, neo4j_server: object, tmp_path: Path) -> Iterator[LocalNeo4j]:
     """A second server with its own data, ports and a small heap; it shares the suite's
     built jars (read only) so that it starts without Maven."""
-    server = LocalNeo4j(settings).sibling(
-        tmp_path / "home", neo4j_uri=f"bolt://127.0.0.1:{free_port()}",
-        neo4j_http_port=free_port(), neo4j_heap="512m", neo4j_pagecache="64m",
-        neo4j_timeout=3.0)
-    server.start()
-    try:
+    with second_server(settings, tmp_path, neo4j_timeout=3.0) as server:
         yield server
-    finally:
-        server.stop(timeout=30)
 
 
 def kill(server: LocalNeo4j) -> None:

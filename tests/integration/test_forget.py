@@ -19,7 +19,7 @@ from graphmem.ingest import layers
 from graphmem.retrieve.registry import RECIPES
 from graphmem.store import acting
 
-from helpers import query_rows
+from helpers import query_rows, text_held
 
 
 def chat(secret: str) -> dict[str, Any]:
@@ -56,21 +56,7 @@ def stored_chat(memory: Memory, space: str, folder: Path, secret: str,
 def trace(memory: Memory, space: str, secret: str) -> list[str]:
     """Every place the graph still holds ``secret``: node and relationship properties,
     fulltext indexes, and vectors near the text that held it."""
-    low = secret.lower()
-    found = [f"node {row['labels']}" for row in query_rows(
-        memory.store, "MATCH (n) WHERE n.space = $space OR (n:Space AND n.id = $space) "
-        "RETURN labels(n) AS labels, properties(n) AS props", space=space)
-        if low in json.dumps(row["props"], default=str).lower()]
-    found += [f"relationship {row['type']}" for row in query_rows(
-        memory.store, "MATCH (n {space: $space})-[r]-() RETURN type(r) AS type, "
-        "properties(r) AS props", space=space)
-        if low in json.dumps(row["props"], default=str).lower()]
-    for index in query_rows(memory.store, "SHOW INDEXES YIELD name, type "
-                            "WHERE type = 'FULLTEXT' RETURN name"):
-        hits = query_rows(memory.store, "CALL db.index.fulltext.queryNodes($name, $q) "
-                          "YIELD node WHERE node.space = $space RETURN node.id AS id",
-                          name=index["name"], q=secret, space=space)
-        found += [f"fulltext {index['name']}: {h['id']}" for h in hits]
+    found = text_held(memory.store, space, secret)
     said = memory.embedder.embed([f"Ines: My locker code at the gym is {secret}"])[0].tolist()
     for index in query_rows(memory.store, "SHOW INDEXES YIELD name, type "
                             "WHERE type = 'VECTOR' RETURN name"):

@@ -26,7 +26,7 @@ from graphmem.neo4j_server.local import LocalNeo4j
 from graphmem.providers.embedder import Embedder, HashEmbedder
 from graphmem.store import GraphStore
 
-from helpers import SAMPLE, free_port, query_rows
+from helpers import SAMPLE, query_rows, second_server
 
 QUESTION = "What did Caroline research?"
 VECTOR_KEYS = ("embedding", "embedded_hash", "embedder")
@@ -191,14 +191,8 @@ def test_a_killed_reembed_goes_on_where_it_stopped(memory: Memory, space: str,
 def own_server(settings: Settings, neo4j_server: object, tmp_path: Path) -> Iterator[LocalNeo4j]:
     """A second server, so that changing the dimension of its vector indexes leaves the
     suite's database as it is."""
-    server = LocalNeo4j(settings).sibling(
-        tmp_path / "home", neo4j_uri=f"bolt://127.0.0.1:{free_port()}",
-        neo4j_http_port=free_port(), neo4j_heap="512m", neo4j_pagecache="64m")
-    server.start()
-    try:
+    with second_server(settings, tmp_path) as server:
         yield server
-    finally:
-        server.stop(timeout=30)
 
 
 def test_a_new_dimension_reembeds_every_space_and_makes_the_indexes_again(
