@@ -158,7 +158,8 @@ def test_rest_lists_inspects_and_forgets(server: tuple[str, str, str], memory: M
                       json={"messages": ["s1:1"]})
     assert gone.status_code == 200, gone.text
     assert gone.json() == {"conversation": "maya-jonas", "messages": 1, "sessions": 0,
-                           "whole_conversation": False, "layers": ["edus"], "note": ""}
+                           "whole_conversation": False, "layers": ["edus"], "note": "",
+                           "conversations": ["maya-jonas"]}
     bad = alice.post(f"/v1/spaces/{space}/conversations/maya-jonas/forget",
                      json={"messages": ["s1:1"]})
     assert bad.status_code == 400 and "has no message 's1:1'" in bad.json()["error"]["message"]
