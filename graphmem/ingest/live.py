@@ -212,7 +212,6 @@ def plan(store: GraphStore, space: str, conversation: str, messages: list[Messag
                     forgotten=forgotten)
 
 
-
 def _is_open(session: dict[str, Any], at: datetime, gap: timedelta) -> bool:
     """A session is open while its last message (or its start) is recent; an undated one is
     closed (it came from a file)."""

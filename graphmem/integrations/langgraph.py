@@ -1,13 +1,18 @@
-"""LangGraph: graphmem as a LangGraph store, and a hook that stores each turn of an agent and
-gives its model the budgeted context (``pip install graphmem[langgraph]``).
+"""LangGraph: graphmem as a LangGraph store, and two steps (nodes of your own graph) that
+store each turn of an agent and give its model the budgeted context
+(``pip install graphmem[langgraph]``).
 
-    from langgraph.prebuilt import create_react_agent
-    from graphmem.integrations.langgraph import GraphmemStore, context_hook
+    from langchain.agents import create_agent
+    from graphmem.integrations.langchain import GraphmemMiddleware
+    from graphmem.integrations.langgraph import GraphmemStore
 
-    store = GraphmemStore(Memory())
     chat = AgentMemory(memory, "alice", "chat")
-    agent = create_react_agent(model, tools, store=store, pre_model_hook=context_hook(chat),
-                               post_model_hook=store_hook(chat))
+    agent = create_agent(model, tools, store=GraphmemStore(memory),
+                         middleware=[GraphmemMiddleware(chat)])
+
+``context_hook`` and ``store_hook`` are the middleware's two steps for a graph of your own
+(they also fit the ``pre_model_hook`` and ``post_model_hook`` of LangGraph's deprecated
+``create_react_agent``).
 
 **How namespaces map to graphmem** (the one rule): a namespace is a space, its labels joined
 by ``/`` (``("alice", "memories")`` is the space ``alice/memories``), a ``/`` or ``%`` inside a
