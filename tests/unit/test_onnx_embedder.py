@@ -1,18 +1,21 @@
-"""The ONNX Runtime backend of the embedder: the packaged MiniLM exported on this machine gives
-PyTorch's vectors, in the input's order, across batches and the model's length limit; the
-export is made once; a model it cannot run is a clear error."""
+"""The ONNX Runtime backend of the embedder: the packaged MiniLM's shipped graph gives
+PyTorch's vectors, in the input's order, across batches and the model's length limit, without
+PyTorch installed or anything exported; the shipped graph is the one the exporter makes today
+from weights whose checksum it pins; a model it cannot run is a clear error."""
 
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 from graphmem.errors import ConfigurationError
-from graphmem.providers.embedder import SentenceTransformerEmbedder
-from graphmem.providers.onnx_model import OnnxSentenceModel
+from graphmem.providers.embedder import SentenceTransformerEmbedder, packaged_minilm_path
+from graphmem.providers.onnx_model import SHIPPED, OnnxSentenceModel, shipped_graph
 
 TEXTS = ["Maya adopted a three-year-old greyhound.", "ok", "",
          "Jonas ran the Lisbon half marathon; his knee held up until kilometre 18. " * 30,
@@ -28,12 +31,62 @@ def test_onnx_gives_the_vectors_of_pytorch(tmp_path: Path) -> None:
     assert np.allclose(np.linalg.norm(a, axis=1), 1.0, atol=1e-5)
     assert np.abs(onnx.embed(TEXTS[::-1]) - b[::-1]).max() < 1e-5  # order is the input's
     assert onnx.embed([]).shape == (0, 384)
-    [graph] = (tmp_path / "onnx").glob("*.onnx")
-    made = graph.stat().st_mtime_ns
-    again = SentenceTransformerEmbedder(backend="onnx", cache_dir=tmp_path)
-    assert np.abs(again.embed(TEXTS[:1]) - b[:1]).max() < 1e-5
-    assert graph.stat().st_mtime_ns == made  # exported once, then reused
-    assert not list((tmp_path / "onnx").glob("*.partial"))
+    onnx.prepare()
+    assert not (tmp_path / "onnx").exists()  # the shipped graph: nothing made on this machine
+
+
+def test_the_shipped_graph_is_todays_export_of_the_pinned_weights(tmp_path: Path) -> None:
+    from graphmem.training.onnx_export import sha256, weightless
+
+    path = packaged_minilm_path()
+    manifest = json.loads((SHIPPED / "all-MiniLM-L6-v2.json").read_text())
+    assert sha256(path / "model.safetensors") == manifest["weights"]["sha256"]
+    assert sha256(path / "tokenizer.json") == manifest["tokenizer_sha256"]
+    shipped = shipped_graph(path)
+    assert shipped is not None and shipped.graph.stat().st_size < 500_000  # no weights inside
+    made = weightless(path, tmp_path, "all-MiniLM-L6-v2")
+    assert json.loads((tmp_path / "all-MiniLM-L6-v2.json").read_text())["bound"] \
+        == manifest["bound"]
+    fresh = type(shipped)(made, shipped.weights, shipped.bound, "fresh")
+    import onnxruntime
+
+    options = onnxruntime.SessionOptions()
+    tensors = fresh.tensors()
+    options.add_external_initializers(list(tensors), [
+        onnxruntime.OrtValue.ortvalue_from_numpy(v) for v in tensors.values()])
+    session = onnxruntime.InferenceSession(made.read_bytes(), options)
+    ids = np.array([[101, 2054, 3114, 2003, 1996, 3899, 1029, 102]])
+    feed = {"input_ids": ids, "attention_mask": np.ones_like(ids),
+            "token_type_ids": np.zeros_like(ids)}
+    shipped_vector = OnnxSentenceModel(path, tmp_path / "cache")._session.run(None, feed)[0]
+    assert np.abs(session.run(None, feed)[0] - shipped_vector).max() < 1e-6
+    # weights that are not the pinned ones get no shipped graph (they would be exported)
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "model.safetensors").write_bytes(b"\x02\x00\x00\x00\x00\x00\x00\x00{}")
+    assert shipped_graph(other) is None
+
+
+def test_searching_needs_no_pytorch(tmp_path: Path) -> None:
+    """With torch, transformers and sentence-transformers unimportable, the default embedder
+    runs; the torch backend says which extra brings PyTorch."""
+    script = f"""
+import sys
+for name in ("torch", "transformers", "sentence_transformers"):
+    sys.modules[name] = None
+from graphmem.providers.embedder import SentenceTransformerEmbedder
+from graphmem.errors import ConfigurationError
+vectors = SentenceTransformerEmbedder(cache_dir=__import__("pathlib").Path({str(tmp_path)!r}))
+print(vectors.embed(["a dog", "a greyhound"]).shape)
+try:
+    SentenceTransformerEmbedder(backend="torch").embed(["x"])
+except ConfigurationError as exc:
+    print(exc)
+"""
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "(2, 384)" in done.stdout and "graphmem[train]" in done.stdout
 
 
 def test_a_model_onnx_cannot_run_is_a_clear_error(tmp_path: Path) -> None:
@@ -66,7 +119,7 @@ def test_the_8_bit_backend_is_close_to_the_model_and_named_apart(tmp_path: Path)
     # the question's nearest text is the same under both
     assert int(np.argmax(a[:-1] @ a[-1])) == int(np.argmax(b[:-1] @ b[-1])) == 0
     assert small.name == "all-MiniLM-L6-v2+int8" and full.name == "all-MiniLM-L6-v2"
-    assert len(list((tmp_path / "onnx").glob("*.onnx"))) == 2
+    assert len(list((tmp_path / "onnx").glob("*.onnx"))) == 2  # the weights bound, then 8-bit
     [quantized] = (tmp_path / "onnx").glob("*-int8.onnx")
     made = quantized.stat().st_mtime_ns
     SentenceTransformerEmbedder(backend="onnx-int8", cache_dir=tmp_path).embed(texts[:1])
