@@ -4,6 +4,7 @@ test session starts when it is not running yet (it is left running for the next 
 
 from __future__ import annotations
 
+import os
 import uuid
 from collections.abc import Iterator
 
@@ -13,6 +14,10 @@ from graphmem.client import Memory
 from graphmem.config import Settings
 from graphmem.providers.embedder import SentenceTransformerEmbedder
 from graphmem.store import GraphStore
+
+# hooks run by tests load their models themselves unless a test asks for the local server
+# (tests/integration/test_hook_local.py): a server per test's space would outlive the test
+os.environ.setdefault("GRAPHMEM_HOOK_LOCAL", "0")
 
 
 @pytest.fixture(scope="session")

@@ -39,12 +39,16 @@ log = logging.getLogger("graphmem.hook")
 @click.option("--url", envvar="GRAPHMEM_HOOK_URL", default=None,
               help="A running `graphmem serve` to use instead of loading the models in the "
               "hook (env GRAPHMEM_HOOK_URL; its bearer token in GRAPHMEM_HOOK_TOKEN).")
+@click.option("--local/--no-local", envvar="GRAPHMEM_HOOK_LOCAL", default=True,
+              show_default=True, help="Answer through the hooks' own local server, started by "
+              "the first hook and ended when idle (env GRAPHMEM_HOOK_LOCAL; "
+              "GRAPHMEM_HOOK_IDLE seconds, 1800); --no-local loads the models in each hook.")
 @click.option("--log", "log_file", type=click.Path(dir_okay=False, path_type=Path),
               envvar="GRAPHMEM_HOOK_LOG", default=DEFAULT_LOG,
               show_default="hooks.log in GRAPHMEM_HOME, ~/.graphmem",
               help="Where to note what each hook did and why one gave up.")
 def hook(event: str | None, space: str, budget: int, timeout: float, connect_timeout: float,
-         url: str | None, log_file: Path) -> None:
+         url: str | None, local: bool, log_file: Path) -> None:
     """Answer a coding agent's hook: EVENT is session-start, prompt, stop, pre-compact or
     session-end (or the harness's own name: SessionStart, UserPromptSubmit, Stop,
     PreCompact, SessionEnd; left out, the payload's hook_event_name). Reads the hook's JSON on
@@ -66,7 +70,7 @@ def hook(event: str | None, space: str, budget: int, timeout: float, connect_tim
     watchdog.start()
     try:
         answer = _run(event, space, budget, connect_timeout, sys.stdin.read(),
-                      deadline=began + timeout, url=url)
+                      deadline=began + timeout, url=url, local=local)
     except Exception as exc:  # a hook never fails the agent's turn: log and say nothing
         log.warning("%s: %s: %s", event or "hook", type(exc).__name__, exc)
         answer = None
@@ -80,7 +84,8 @@ def hook(event: str | None, space: str, budget: int, timeout: float, connect_tim
 
 
 def _run(event: str | None, space: str, budget: int, connect_timeout: float,
-         text: str, deadline: float, url: str | None = None) -> dict[str, object] | None:
+         text: str, deadline: float, url: str | None = None,
+         local: bool = False) -> dict[str, object] | None:
     from graphmem.integrations.hooks import Hook, LocalBackend, event_name, read_payload
 
     payload = read_payload(text)
@@ -92,6 +97,15 @@ def _run(event: str | None, space: str, budget: int, connect_timeout: float,
                            timeout=max(0.1, deadline - time.monotonic()),
                            connect_timeout=connect_timeout)
         return Hook(rest, budget).handle(name, payload)
+    if local:
+        from graphmem.integrations.hook_local import local_backend
+
+        nearby = local_backend(space, deadline, log)
+        if nearby is not None:
+            try:
+                return Hook(nearby, budget).handle(name, payload)
+            except OSError as exc:  # it ended meanwhile: answer here (what was stored stays)
+                log.warning("%s: the local server failed (%s); answering here", name, exc)
     from graphmem.config import Settings
     from graphmem.store import GraphStore
 

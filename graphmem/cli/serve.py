@@ -4,12 +4,17 @@
 from __future__ import annotations
 
 import socket
+import threading
+from typing import TYPE_CHECKING
 
 import click
 
 from graphmem.cli.support import friendly_errors
 from graphmem.config import Settings
 from graphmem.errors import ConfigurationError
+
+if TYPE_CHECKING:
+    from graphmem.client import Memory
 
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
 
@@ -68,11 +73,13 @@ def mcp(spaces: tuple[str, ...], transport: str, host: str, port: int,
                 "tokens and their spaces) or listen on 127.0.0.1")
         free_port_or_say(host, port)  # before the models load
     with Memory(settings) as memory:
-        ready = memory.warm_up()
         guarded = " (bearer tokens required)" if tokens else ""
-        click.echo(f"graphmem MCP server for {', '.join(sorted(allowed.allowed))}{guarded} "
-                   f"(models loaded in {ready:.1f} s)", err=True)
+        click.echo(f"graphmem MCP server for {', '.join(sorted(allowed.allowed))}{guarded}",
+                   err=True)
         server = build_server(memory, allowed, tokens)
+        # a client gets its handshake and tool list at once; the models load meanwhile, and a
+        # call that needs one before then waits for it (each loads once, under a lock)
+        warm_in_background(memory)
         if transport == "stdio":
             server.run("stdio")
         else:
@@ -80,6 +87,21 @@ def mcp(spaces: tuple[str, ...], transport: str, host: str, port: int,
 
             uvicorn.run(http_app(server, host, allow_hosts), host=host, port=port,
                         log_level="warning")
+
+
+def warm_in_background(memory: Memory) -> threading.Thread:
+    """Load the models a search uses on a thread of their own, and say when they are in."""
+
+    def warm() -> None:
+        try:
+            click.echo(f"graphmem: models loaded in {memory.warm_up():.1f} s", err=True)
+        except Exception as exc:  # the call that needs them reports it to its caller
+            click.echo(f"graphmem: loading the models failed ({exc}); calls will say why",
+                       err=True)
+
+    thread = threading.Thread(target=warm, name="graphmem-warm-up", daemon=True)
+    thread.start()
+    return thread
 
 
 @click.command()

@@ -4,12 +4,11 @@ and answers in the time of one HTTP request. Chosen by ``graphmem hook --url`` (
 
 from __future__ import annotations
 
+import json as json_module
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 from urllib.parse import quote
-
-import httpx
 
 
 @dataclass
@@ -19,9 +18,11 @@ class RestBackend:
     token: str | None = None
     timeout: float = 10.0
     connect_timeout: float = 2.0
-    client: httpx.Client = field(init=False)
+    client: Any = field(init=False)
 
     def __post_init__(self) -> None:
+        import httpx
+
         headers = {"Authorization": f"Bearer {self.token}"} if self.token else {}
         self.client = httpx.Client(base_url=self.url.rstrip("/"), headers=headers,
                                    timeout=httpx.Timeout(self.timeout,
@@ -30,11 +31,17 @@ class RestBackend:
     def _path(self, *parts: str) -> str:
         return "/v1/spaces/" + "/".join(quote(p, safe="") for p in (self.space, *parts))
 
-    def _call(self, method: str, path: str, **options: Any) -> Any:
-        answer = self.client.request(method, path, **options)
-        if answer.status_code >= 400:
-            raise RuntimeError(f"{method} {path}: {answer.status_code} {answer.text[:300]}")
-        return answer.json()
+    def _send(self, method: str, path: str, json: Any = None,
+              params: dict[str, Any] | None = None) -> tuple[int, str]:
+        answer = self.client.request(method, path, json=json, params=params)
+        return answer.status_code, answer.text
+
+    def _call(self, method: str, path: str, json: Any = None,
+              params: dict[str, Any] | None = None) -> Any:
+        status, text = self._send(method, path, json, params)
+        if status >= 400:
+            raise RuntimeError(f"{method} {path}: {status} {text[:300]}")
+        return json_module.loads(text)
 
     def _has_space(self) -> bool:
         return any(row["space"] == self.space for row in self._call("GET", "/v1/spaces"))

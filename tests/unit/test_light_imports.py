@@ -7,7 +7,7 @@ from __future__ import annotations
 import subprocess
 import sys
 
-HEAVY = ("graphmem.client", "neo4j", "numpy", "spacy", "torch", "onnxruntime")
+HEAVY = ("graphmem.client", "neo4j", "numpy", "spacy", "torch", "onnxruntime", "httpx")
 
 
 def loaded_after(code: str) -> set[str]:
@@ -19,7 +19,8 @@ def loaded_after(code: str) -> set[str]:
 
 def test_the_hook_and_the_package_import_nothing_heavy() -> None:
     assert loaded_after("import graphmem, graphmem.cli, graphmem.cli.hook, "
-                        "graphmem.integrations.hooks, graphmem.integrations.hook_rest") == set()
+                        "graphmem.integrations.hooks, graphmem.integrations.hook_rest, "
+                        "graphmem.integrations.hook_local") == set()
     # the first use of a name brings in what it needs
     assert {"graphmem.client", "neo4j"} <= loaded_after("from graphmem import Memory")
 

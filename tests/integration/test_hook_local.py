@@ -1,0 +1,49 @@
+"""The hooks' local server: the first hook starts it and waits for it, the next ones answer
+through its socket at once; only the user's files open it, a wrong secret is refused, and it
+ends by itself when idle, removing its socket."""
+
+from __future__ import annotations
+
+import os
+import stat
+import time
+from pathlib import Path
+
+from test_hooks import CLAUDE_SESSION, run_hook, texts
+
+from graphmem.client import Memory
+from graphmem.integrations.hook_local import LocalServer, SocketBackend
+
+
+def test_hooks_answer_through_their_local_server(memory: Memory, space: str,
+                                                 tmp_path: Path) -> None:
+    env = {"GRAPHMEM_HOME": str(tmp_path / "home"), "GRAPHMEM_HOOK_LOCAL": "1",
+           "GRAPHMEM_HOOK_IDLE": "6"}
+    server = LocalServer.for_space(space, {**os.environ, **env})
+    log = tmp_path / "hooks.log"
+    stored, _ = run_hook("stop.json", "claude_transcript.jsonl", space, log, env=env)
+    assert stored.returncode == 0 and stored.stdout == ""
+    assert server.answering()  # started by the hook, which waited for it
+    assert stat.S_IMODE(server.run_dir.stat().st_mode) == 0o700
+    assert stat.S_IMODE(server.token_file.stat().st_mode) == 0o600
+    kept = texts(memory, space, CLAUDE_SESSION)
+    assert any("Postgres 15" in t for t in kept) and len(kept) == len(set(kept))
+
+    asked, _ = run_hook("prompt.json", "claude_transcript.jsonl", space, log, env=env)
+    assert "Postgres 15" in asked.stdout
+    again, _ = run_hook("stop.json", "claude_transcript.jsonl", space, log, env=env)
+    assert again.returncode == 0 and texts(memory, space, CLAUDE_SESSION) == kept  # once
+    notes = log.read_text()
+    assert notes.count("starting the hooks' local server") == 1, notes
+
+    intruder = SocketBackend(server, space, timeout=5)
+    intruder.token = "not-the-secret-of-this-server"
+    status, _ = intruder._send("GET", "/v1/spaces")
+    assert status == 401
+    assert SocketBackend(server, space, timeout=5)._send("GET", "/v1/spaces")[0] == 200
+
+    deadline = time.monotonic() + 60
+    while server.socket.exists():  # idle for 6 s: it ends and removes its socket
+        assert time.monotonic() < deadline, "the local server did not end when idle"
+        time.sleep(0.5)
+    assert not server.answering() and not server.starting()
