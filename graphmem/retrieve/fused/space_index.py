@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from graphmem.retrieve.fused.smalltalk import says_nothing, words_of
+from graphmem.retrieve.fused.stems import stem_file
 from graphmem.retrieve.packing import count_tokens
 from graphmem.retrieve.space_cache import SpaceCache, SpaceCaches
 from graphmem.text import native_datetime, speaker_aliases, turn_text
@@ -169,15 +170,9 @@ def _stem(words: list[str]) -> list[str]:
 @lru_cache(maxsize=STEMS_KEPT)
 def _stem_word(word: str) -> str:
     """Porter's stem of one word, remembered: spaces share most of their vocabulary, and
-    stemming was most of the cost of a space's first search (7,000 words: ~260 ms)."""
-    return str(_porter().stem(word))
-
-
-@lru_cache(maxsize=1)
-def _porter() -> Any:
-    from nltk.stem.porter import PorterStemmer
-
-    return PorterStemmer()
+    stemming was most of the cost of a space's first search (7,000 words: ~260 ms); the stems
+    of words seen before come from disk (:mod:`graphmem.retrieve.fused.stems`)."""
+    return stem_file().stem(word)
 
 
 def tokenize(texts: list[str], ids: bool = True) -> Any:
