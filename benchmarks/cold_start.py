@@ -138,12 +138,13 @@ def main() -> None:
     runs = max(1, args.runs)
     searches = [timed([graphmem, "search", QUESTION, "--space", args.space])
                 for _ in range(max(3, runs // 3))]
+    away = tempfile.mkdtemp()  # `python -c` puts the working folder first on the path
     first = sorted(float(subprocess.run([args.python, "-c", FIRST_SEARCH, QUESTION, args.space],
-                                        capture_output=True, text=True, check=True)
+                                        capture_output=True, text=True, check=True, cwd=away)
                          .stdout.split()[-1]) for _ in range(3))
     mcp_runs = [json.loads(subprocess.run(
         [args.python, "-c", MCP, json.dumps([graphmem, "mcp", "--space", args.space])],
-        capture_output=True, text=True, check=True).stdout) for _ in range(3)]
+        capture_output=True, text=True, check=True, cwd=away).stdout) for _ in range(3)]
     publish({
         "when": time.strftime("%Y-%m-%d %H:%M"), "load_before": os.getloadavg()[0],
         "install": install_size(args.python),

@@ -36,6 +36,7 @@ from urllib.parse import urlencode
 from graphmem.integrations.hook_rest import RestBackend
 
 IDLE_DEFAULT = 1800.0
+RETRY_AFTER = 600.0  # seconds after a failed start before a hook tries again
 _NOT_KEYED = ("GRAPHMEM_HOOK_",)  # the hook's own options do not change what a server does
 
 
@@ -70,6 +71,18 @@ class LocalServer:
     @property
     def log_file(self) -> Path:
         return self.run_dir / f"hook-{self.key}.log"
+
+    @property
+    def failed_file(self) -> Path:
+        """Written when a server failed to start: hooks answer in their own process for
+        ``RETRY_AFTER`` seconds instead of starting one again each time."""
+        return self.run_dir / f"hook-{self.key}.failed"
+
+    def failed_lately(self) -> bool:
+        try:
+            return time.time() - self.failed_file.stat().st_mtime < RETRY_AFTER
+        except OSError:
+            return False
 
     def answering(self) -> bool:
         """A server accepts connections on the socket."""
@@ -112,7 +125,8 @@ class LocalServer:
         with self.log_file.open("ab") as log:
             return subprocess.Popen([sys.executable, "-m", "graphmem.serve.local", "--space", space,
                               "--key", self.key], stdin=subprocess.DEVNULL, stdout=log,
-                             stderr=log, start_new_session=True, close_fds=True)
+                             stderr=log, start_new_session=True, close_fds=True,
+                             cwd=self.run_dir)  # not the agent's folder: -m puts it on the path
 
 
 class SocketBackend(RestBackend):
@@ -166,7 +180,7 @@ def local_backend(space: str, deadline: float, log: Any) -> SocketBackend | None
     if not server.answering():
         import importlib.util
 
-        if importlib.util.find_spec("uvicorn") is None:
+        if importlib.util.find_spec("uvicorn") is None or server.failed_lately():
             return None
         log.info("starting the hooks' local server for %s (log: %s)", space, server.log_file)
         process = server.start(space)
@@ -174,6 +188,7 @@ def local_backend(space: str, deadline: float, log: Any) -> SocketBackend | None
             if process.poll() is not None and not server.starting():
                 log.warning("the hooks' local server ended (exit %s); see %s",
                             process.returncode, server.log_file)
+                server.failed_file.touch()
                 return None  # the hook answers in its own process
             if time.monotonic() > deadline - 0.5:
                 log.warning("the hooks' local server is not up yet; see %s", server.log_file)

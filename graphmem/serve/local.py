@@ -82,6 +82,7 @@ def serve(server: LocalServer, space: str, idle: float) -> None:
         threading.Thread(target=end_when_idle, daemon=True).start()
         print(f"graphmem local server for {space} on {server.socket} "
               f"(models loaded in {time.perf_counter() - began:.1f} s)", flush=True)
+        server.failed_file.unlink(missing_ok=True)
         try:
             web.run()
         finally:

@@ -47,3 +47,22 @@ def test_hooks_answer_through_their_local_server(memory: Memory, space: str,
         assert time.monotonic() < deadline, "the local server did not end when idle"
         time.sleep(0.5)
     assert not server.answering() and not server.starting()
+
+
+def test_a_local_server_that_cannot_start_is_not_started_again(space: str,
+                                                               tmp_path: Path) -> None:
+    """With Neo4j unreachable the server ends at once; the hook answers (nothing, exit 0) in
+    its own process, and the next hooks do not start another for a while."""
+    from helpers import free_port
+
+    env = {"GRAPHMEM_HOME": str(tmp_path / "home"), "GRAPHMEM_HOOK_LOCAL": "1",
+           "GRAPHMEM_NEO4J_URI": f"bolt://127.0.0.1:{free_port()}"}
+    server = LocalServer.for_space(space, {**os.environ, **env})
+    log = tmp_path / "hooks.log"
+    for _ in range(2):
+        done, _ = run_hook("prompt.json", "claude_transcript.jsonl", space, log, env=env)
+        assert done.returncode == 0 and done.stdout == ""
+    notes = log.read_text()
+    assert notes.count("starting the hooks' local server") == 1, notes
+    assert "local server ended" in notes and server.failed_file.exists()
+    assert not server.answering()
