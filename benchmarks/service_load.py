@@ -1,8 +1,14 @@
-"""Writers and readers at once through REST: a `graphmem serve` of its own, N writer clients
-adding messages one per request (half to their own conversation, half to one conversation all
-of them share) while M reader clients search, LLM-free.
+"""Writers, readers and forgetters at once through REST: a `graphmem serve` of its own, N
+writer clients adding messages one per request (half to their own conversation, half to one
+conversation all of them share) while M reader clients search and F forgetter clients forget
+messages the writers had acknowledged, LLM-free.
 
-    python benchmarks/service_load.py [--writers 4] [--messages 20] [--readers 2] [--out load.json]
+    python benchmarks/service_load.py [--writers 4] [--messages 20] [--readers 2]
+        [--forgetters 2] [--seconds 600] [--out load.json]
+
+With ``--seconds`` the writers write until that time is up (``--messages`` is then a bound);
+every forget waits a second after the last. A forgotten message must be gone afterwards, and
+every other acknowledged one present.
 
 Reports throughput, p50/p95 per kind of request, errors, the derivation backlog over time (from
 `/metrics`) and, once the server's worker is idle, the messages acknowledged but not stored:
@@ -42,6 +48,9 @@ def main() -> None:
     parser.add_argument("--writers", type=int, default=4)
     parser.add_argument("--messages", type=int, default=20, help="per writer")
     parser.add_argument("--readers", type=int, default=2)
+    parser.add_argument("--forgetters", type=int, default=0)
+    parser.add_argument("--seconds", type=float, default=None,
+                        help="write for this long (the messages per writer bound it too)")
     parser.add_argument("--out", type=Path, default=None)
     args = parser.parse_args()
     space = f"bench-load-{uuid.uuid4().hex[:6]}"
@@ -51,9 +60,11 @@ def main() -> None:
     server = subprocess.Popen([sys.executable, "-m", "graphmem", "serve", "--port", str(port)],
                               env=env, cwd=ROOT, stdout=subprocess.DEVNULL)
     headers = {"Authorization": f"Bearer {TOKEN}"}
-    took: dict[str, list[float]] = {"add": [], "search": []}
+    took: dict[str, list[float]] = {"add": [], "search": [], "forget": []}
     errors: list[str] = []
     acked: list[tuple[str, str]] = []  # (conversation, message id)
+    forgotten: set[tuple[str, str]] = set()
+    started = [time.perf_counter()]  # when the clients start (set again then)
     lock = threading.Lock()
     writing = threading.Event()
     try:
@@ -71,6 +82,8 @@ def main() -> None:
         def write(n: int) -> None:
             with httpx.Client(base_url=url, headers=headers, timeout=120) as client:
                 for i in range(args.messages):
+                    if args.seconds is not None and time.perf_counter() - started[0] > args.seconds:
+                        return
                     conversation = "shared" if i % 2 else f"own-{n}"
                     ident = f"w{n}-{i}"
                     began = time.perf_counter()
@@ -85,6 +98,28 @@ def main() -> None:
                             acked.append((conversation, ident))
                         else:
                             errors.append(f"add {answer.status_code}")
+
+        def forget(n: int) -> None:
+            with httpx.Client(base_url=url, headers=headers, timeout=300) as client:
+                for _ in range(10_000):  # bounded; stops when the writers are done
+                    if not writing.is_set():
+                        return
+                    time.sleep(1.0)
+                    with lock:
+                        mine = [a for a in acked if a not in forgotten
+                                and a[0] == f"own-{n % args.writers}"]
+                    if len(mine) < 3:
+                        continue
+                    conversation, ident = mine[len(mine) // 2]
+                    start = time.perf_counter()
+                    answer = client.post(f"/v1/spaces/{space}/forget", json={
+                        "conversation": conversation, "messages": [ident]})
+                    with lock:
+                        took["forget"].append((time.perf_counter() - start) * 1000)
+                        if answer.status_code == 200:
+                            forgotten.add((conversation, ident))
+                        else:
+                            errors.append(f"forget {answer.status_code}")
 
         def read(n: int) -> None:
             with httpx.Client(base_url=url, headers=headers, timeout=120) as client:
@@ -101,9 +136,11 @@ def main() -> None:
                             errors.append(f"search {answer.status_code}")
 
         writing.set()
-        began = time.perf_counter()
+        began = started[0] = time.perf_counter()
         threads = [threading.Thread(target=write, args=(n,)) for n in range(args.writers)]
         readers = [threading.Thread(target=read, args=(n,)) for n in range(args.readers)]
+        readers += [threading.Thread(target=forget, args=(n,))
+                    for n in range(args.forgetters)]
         for thread in (*threads, *readers):
             thread.start()
         series: list[tuple[float, float]] = []
@@ -113,7 +150,7 @@ def main() -> None:
         wrote = time.perf_counter() - began
         writing.clear()
         for thread in readers:
-            thread.join(timeout=120)
+            thread.join(timeout=300)
         drained = None
         for _ in range(240):  # the worker catches up: at most two minutes
             level = backlog(url)
@@ -135,9 +172,12 @@ def main() -> None:
         "messages_per_second": round(len(took["add"]) / wrote, 1),
         "searches_per_second": round(len(took["search"]) / wrote, 1),
         **{f"{kind} ms": {"p50": round(percentile(ms, 50), 1), "p95": round(percentile(ms, 95), 1),
-                          "n": len(ms)} for kind, ms in took.items() if ms},
-        "errors": len(errors), "acknowledged": len(acked),
-        "lost": len(set(acked) - stored), "backlog_max": max(b for _, b in series),
+                          "max": round(max(ms), 1), "n": len(ms)}
+           for kind, ms in took.items() if ms},
+        "errors": len(errors), "errors_by_kind": {e: errors.count(e) for e in set(errors)},
+        "acknowledged": len(acked), "forgotten": len(forgotten),
+        "lost": len(set(acked) - forgotten - stored),
+        "forgotten_but_present": len(forgotten & stored), "backlog_max": max(b for _, b in series),
         "backlog_drained_after_writes_s": drained, "backlog": series[::4]}
     publish(result, args.out)
 

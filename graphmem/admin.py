@@ -9,17 +9,19 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
+from contextlib import nullcontext
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from graphmem.config import Settings
 from graphmem.errors import InputError
-from graphmem.ids import check_space, conversation_id
+from graphmem.ids import check_space, conversation_id, turn_parts
 from graphmem.ingest.edits import correct, forget
 from graphmem.ingest.embedding_rows import BATCH
 from graphmem.ingest.inputs.fields import given_text, id_field, node_id
 from graphmem.ingest.layer import LayerContext
+from graphmem.ingest.live_writer import LiveWriter
 from graphmem.ingest.reembed import Reembedder
 from graphmem.markers import strip_text
 from graphmem.models import (
@@ -52,6 +54,7 @@ class SpaceAdmin(ABC):
     progress: bool
     projections: ProjectionCache
     caches: SpaceCaches
+    live: LiveWriter
 
     @abstractmethod
     def flush(self, timeout: float | None = None) -> bool: ...
@@ -153,13 +156,32 @@ class SpaceAdmin(ABC):
         (the report's ``note`` says so); giving no selection at all without
         ``whole_conversation`` is an error."""
         check_space(space)
-        self.flush()  # a background derivation must not write the forgotten back
         self.ensure_schema()
-        report = forget(self._layer_context(), space, conversation, sessions, turns,
-                        whole_conversation, reuse_ids)
+        # a derivation under way for this conversation reads the change (its live version
+        # moved) and starts again from what remains; its writes and this one take turns
+        with self.live.writing(space, conversation):
+            report = forget(self._layer_context(), space, conversation, sessions, turns,
+                            whole_conversation, reuse_ids)
         self.projections.drop_space(self.store, space)
         self.caches.forget(space)
+        if not report.whole_conversation:
+            report.pending = self._derive_again(space, conversation, report.layers)
         return report
+
+    def _derive_again(self, space: str, conversation: str, layers: list[str]) -> list[str]:
+        """The layers a forget or a correction left pending, derived as live messages' are
+        (GRAPHMEM_LIVE_DERIVE); those still pending on return."""
+        if not layers:
+            return []
+        mode = self.settings.live_derive
+        if mode == "inline":
+            self.live.refresh(space, conversation)
+            self.projections.drop_space(self.store, space)
+            self.caches.forget(space)
+            return []
+        if mode == "background":
+            self.live.worker().submit(space, conversation)
+        return list(layers)
 
     def correct(self, space: str, turn_id: str, text: str, *,
                 keep_old: bool = True) -> CorrectReport:
@@ -176,12 +198,14 @@ class SpaceAdmin(ABC):
         if not text:
             raise InputError("the corrected text holds only recalled context (marked "
                              "<graphmem-context>), which is never stored", field="text")
-        self.flush()
         self.ensure_schema()
-        report = correct(self._layer_context(), space, turn_id, text, keep_old)
+        parts = turn_parts(space, turn_id)
+        with self.live.writing(space, parts[0]) if parts else nullcontext():
+            report = correct(self._layer_context(), space, turn_id, text, keep_old)
         report.stripped = blocks
         self.projections.drop_space(self.store, space)
         self.caches.forget(space)
+        report.pending = self._derive_again(space, report.conversation, report.layers)
         return report
 
     def delete_space(self, space: str) -> bool:

@@ -297,8 +297,9 @@ class ForgetReport:
     turns: int = 0
     sessions: int = 0
     whole_conversation: bool = False
-    layers: list[str] = field(default_factory=list)  # derived again
+    layers: list[str] = field(default_factory=list)  # derived again (now, or a moment later)
     note: str = ""  # said when nothing was forgotten, and why
+    pending: list[str] = field(default_factory=list)  # of layers, still to derive at return
 
 
 @dataclass
@@ -306,8 +307,10 @@ class CorrectReport:
     space: str
     turn_id: str
     revisions: int  # earlier texts kept on the turn
-    layers: list[str] = field(default_factory=list)  # derived again
+    layers: list[str] = field(default_factory=list)  # derived again (now, or a moment later)
     stripped: int = 0  # blocks of recalled context taken out of the new text
+    conversation: str = ""  # the message's conversation (its key)
+    pending: list[str] = field(default_factory=list)  # of layers, still to derive at return
 
 
 @dataclass

@@ -10,10 +10,15 @@ What is forgotten goes with everything derived from it; what remains is derived 
    layers derived (``ingest/forget_derived``: a scene, a boundary description or an episodic
    unit may quote a forgotten turn beside kept ones), then what nothing supports any more:
    arguments no statement mentions, speakers who say nothing, characters in no scene
-   (``ingest/forget_orphans``). Once it commits nothing of what was forgotten is stored.
-2. the conversation as it remains is read back and every layer its sessions held is derived
-   again and written, as an ingest of it would (a second transaction; should it fail, the
-   sessions say which layers they lack and ``graphmem layers add`` completes them).
+   (``ingest/forget_orphans``); it chains the remaining turns again
+   (``ingest/turns/link_turns``) and marks the layers the conversation held as pending over
+   all its sessions (``ingest/mark_rederive``). Once it commits nothing of what was forgotten
+   is stored, and the call returns: a forget costs one transaction, not a re-ingest.
+2. the layers are derived again from what remains as live messages' layers are
+   (:mod:`graphmem.ingest.live_writer`: a moment later by the client's worker in the
+   default ``GRAPHMEM_LIVE_DERIVE=background``, within the call in ``inline``, by
+   ``graphmem refresh`` in ``manual``); until then searches read the conversation's raw
+   turns, which are whole.
 
 A conversation left without turns is forgotten whole (``ingest/forget_conversation``).
 
@@ -31,8 +36,9 @@ Deriving again costs what ingesting the remaining conversation costs.
 
 **Correcting** a message (:func:`correct`) is the same two steps: the first transaction
 replaces its text (keeping the old one on the turn as a revision unless asked not to,
-``ingest/correct_turn``) and removes what the conversation's layers derived; the second
-embeds the turn again and derives the layers from the corrected conversation.
+``ingest/correct_turn``) and removes what the conversation's layers derived; the call then
+embeds the turn again (its session's turns layer, which embeds only changed text), and the
+layers follow as above.
 """
 
 from __future__ import annotations
@@ -43,7 +49,7 @@ from typing import Any
 from graphmem.errors import InputError
 from graphmem.ids import conversation_id, forgotten_digest, session_id, turn_id
 from graphmem.ingest.inputs.fields import id_field
-from graphmem.ingest.layer import Job, LayerContext
+from graphmem.ingest.layer import LayerContext
 from graphmem.ingest.layers import LAYERS, run_order
 from graphmem.ingest.stored import stored_conversations
 from graphmem.ingest.writer import GraphWriter
@@ -51,11 +57,8 @@ from graphmem.models import CorrectReport, ForgetReport
 from graphmem.store import Tx
 
 STATEMENTS = ("ingest/forget_turns", "ingest/forget_derived", "ingest/forget_conversation",
-              "ingest/forget_orphans", "ingest/correct_turn", "ingest/forget_ids")
-
-
-
-
+              "ingest/forget_orphans", "ingest/correct_turn", "ingest/forget_ids",
+              "ingest/mark_rederive")
 NOTHING_SELECTED = "the selection was empty: nothing was forgotten"
 
 
@@ -121,8 +124,6 @@ def forget(context: LayerContext, space: str, conversation: str,
     return report
 
 
-
-
 def correct(context: LayerContext, space: str, turn: str, text: str,
             keep: bool = True) -> CorrectReport:
     """Replace the text of the stored turn ``turn`` (a Turn node id) by ``text``; the old text
@@ -132,42 +133,45 @@ def correct(context: LayerContext, space: str, turn: str, text: str,
         raise InputError(f"space {space!r} holds no message {turn!r}", field="turn_id")
     [record] = stored_conversations(context.store, space,
                                     dict(rows[0]["properties"])["conversation_id"])
-    report = CorrectReport(space, turn, 0)
+    report = CorrectReport(space, turn, 0, conversation=record.key)
 
     def replace(tx: Tx) -> None:
         report.revisions = tx.run("ingest/correct_turn", space=space, turn_id=turn, text=text,
                                   keep=keep)[0]["revisions"]
 
-    report.layers = _rewrite(context, space, record.key, "correct", replace)
+    report.layers = _rewrite(context, space, record.key, "correct", replace, embed=turn)
     return report
 
 
 def _rewrite(context: LayerContext, space: str, conversation: str, what: str,
-             change: Callable[[Tx], object]) -> list[str]:
+             change: Callable[[Tx], object], embed: str | None = None) -> list[str]:
     """``change`` in a transaction that also removes what the conversation's layers derived
-    and what nothing supports any more; then those layers derived again from what is stored.
-    Returns the layers derived again."""
+    and what nothing supports any more, and marks those layers pending; then, with ``embed``
+    (a Turn id), that turn's session embedded again. Returns the layers left pending."""
     store = context.store
     held = _held_layers(store.read("admin/space_state", space=space,
                                    layers=list(LAYERS))[0])
+    pending = [n for n in run_order(held) if n != "turns"]
+    cid = conversation_id(space, conversation)
 
     def first(tx: Tx) -> None:
         tx.run("ingest/lock_space", space=space, embedder=None)
         change(tx)
-        tx.run("ingest/forget_derived", space=space,
-               conversation_id=conversation_id(space, conversation))
+        tx.run("ingest/forget_derived", space=space, conversation_id=cid)
         tx.run("ingest/forget_orphans", space=space)
+        tx.run("ingest/turns/link_turns", space=space, conversation_id=cid)
+        tx.run("ingest/mark_rederive", space=space, conversation_id=cid, pending=pending)
         tx.record(space, what)
 
     store.write_tx(first, "ingest/rewrite")
-    remaining = stored_conversations(store, space, conversation_id(space, conversation))
-
-    def orphans(tx: Tx, job: Job) -> None:  # arguments the new statements no longer mention
-        tx.run("ingest/forget_orphans", space=space)
-
-    GraphWriter(context, run_order(held), f"{what}: layers derived again").write(
-        space, remaining, finish=orphans)
-    return [n for n in run_order(held) if n != "turns"]
+    if embed is not None:
+        [record] = stored_conversations(store, space, cid)
+        own = tuple(s for s in record.sessions
+                    if any(turn_id(space, conversation, t.source_id) == embed
+                           for t in s.turns))
+        GraphWriter(context, ["turns"], f"{what}: message embedded again").write(
+            space, [record.model_copy(update={"sessions": own})])
+    return pending
 
 
 def _forget_whole(tx: Tx, space: str, conversation: str, report: ForgetReport,

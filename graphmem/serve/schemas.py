@@ -172,6 +172,9 @@ class ForgetOut(BaseModel):
     whole_conversation: bool
     layers: list[str] = Field(description="layers derived again from what remains")
     note: str = Field(default="", description="why nothing was forgotten, when nothing was")
+    pending: list[str] = Field(default_factory=list, description=(
+        "of those layers, the ones still being derived when this answered (in the "
+        "background, a moment later; the forgotten messages are gone already)"))
 
     conversations: list[str] = Field(default_factory=list, description=(
         "every conversation a forget by memory ids reached (conversation: the first)"))
@@ -180,7 +183,7 @@ class ForgetOut(BaseModel):
     def of(cls, report: ForgetReport) -> ForgetOut:
         return cls(conversation=report.conversation, messages=report.turns,
                    sessions=report.sessions, whole_conversation=report.whole_conversation,
-                   layers=report.layers, note=report.note,
+                   layers=report.layers, note=report.note, pending=report.pending,
                    conversations=[report.conversation])
 
     @classmethod
@@ -211,11 +214,14 @@ class CorrectOut(BaseModel):
     layers: list[str] = Field(description="layers derived again")
     stripped: int = Field(default=0, description=(
         "blocks of recalled context (<graphmem-context>) taken out of the new text"))
+    pending: list[str] = Field(default_factory=list, description=(
+        "of those layers, the ones still being derived when this answered (in the "
+        "background, a moment later; the message reads as corrected already)"))
 
     @classmethod
     def of(cls, report: CorrectReport) -> CorrectOut:
         return cls(turn_id=report.turn_id, revisions=report.revisions, layers=report.layers,
-                   stripped=report.stripped)
+                   stripped=report.stripped, pending=report.pending)
 
 
 class Deleted(BaseModel):

@@ -159,6 +159,10 @@ def start_http(spaces: list[str], env: dict[str, str]) -> tuple[subprocess.Popen
             if s.connect_ex(("127.0.0.1", port)) == 0:
                 break
         time.sleep(0.5)
+    # it answers before its models load; the tests' calls are timed once they are in
+    for line in process.stderr:  # type: ignore[union-attr]
+        if b"models loaded" in line or time.monotonic() > deadline:
+            break
     return process, f"http://127.0.0.1:{port}/mcp"
 
 

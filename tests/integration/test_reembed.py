@@ -133,6 +133,7 @@ def test_what_changes_while_staged_is_computed_at_the_swap(memory: Memory, space
     def correct_once(batch: int) -> None:  # the old embedder's writer changes a staged turn
         if not corrected:
             memory.correct(space, turn, "I changed my mind about the painting.")
+            memory.flush()  # its scenes derived again, still with the old embedder
             corrected.append(True)
 
     try:

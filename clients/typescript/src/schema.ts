@@ -393,6 +393,11 @@ export interface components {
              */
             layers: string[];
             /**
+             * Pending
+             * @description of those layers, the ones still being derived when this answered (in the background, a moment later; the message reads as corrected already)
+             */
+            pending?: string[];
+            /**
              * Revisions
              * @description earlier texts kept on the turn
              */
@@ -460,6 +465,11 @@ export interface components {
              * @default
              */
             note: string;
+            /**
+             * Pending
+             * @description of those layers, the ones still being derived when this answered (in the background, a moment later; the forgotten messages are gone already)
+             */
+            pending?: string[];
             /**
              * Sessions
              * @description sessions forgotten whole
