@@ -14,6 +14,7 @@ from neo4j import Driver, GraphDatabase, ManagedTransaction, Query, unit_of_work
 from neo4j.exceptions import (
     AuthError,
     DriverError,
+    ResultFailedError,
     ServiceUnavailable,
     SessionExpired,
     TransientError,
@@ -106,6 +107,18 @@ class Tx:
                  what=what, surface=actor.surface, caller=actor.caller, counts=dict(self.counts))
 
 
+def _transient(exc: BaseException) -> bool:
+    """A transient failure (a deadlock, a lock timeout), or an error it caused."""
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        if isinstance(current, TransientError):
+            return True
+        seen.add(id(current))
+        current = current.__cause__ or current.__context__
+    return False
+
+
 def _unit(work: Callable[[Tx], T], name: str) -> Callable[[ManagedTransaction], T]:
     @unit_of_work(metadata={"graphmem": name})
     def run(tx: ManagedTransaction) -> T:
@@ -192,7 +205,11 @@ class GraphStore:
             try:
                 with self._session() as session:
                     return cast(T, session.execute_write(_unit(work, name)))
-            except TransientError as exc:
+            except (TransientError, ResultFailedError) as exc:
+                # a deadlock met while a result is read surfaces, once the driver rolls back,
+                # as a ResultFailedError caused by it: the same transient failure
+                if not _transient(exc):
+                    raise
                 pause = min(1.0, 0.02 * 2 ** attempt) * random.uniform(0.5, 1.5)
                 if time.monotonic() + pause >= deadline:
                     raise BusyError(

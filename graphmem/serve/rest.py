@@ -11,6 +11,7 @@ prints for the same mistake.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
@@ -37,6 +38,8 @@ from graphmem.serve.deps import Unauthorised, error
 from graphmem.serve.metrics import Metrics
 from graphmem.serve.routes import ROUTERS
 from graphmem.store import acting
+
+log = logging.getLogger("graphmem.serve")
 
 # graphmem's errors as HTTP statuses (the first class that matches)
 STATUS: tuple[tuple[type[GraphmemError], int, str], ...] = (
@@ -109,6 +112,14 @@ def build_app(memory: Memory, tokens: Mapping[str, Spaces], max_body_bytes: int)
         first: dict[str, Any] = exc.errors()[0] if exc.errors() else {}
         where = ".".join(str(p) for p in first.get("loc", ()))
         return error(422, "input", f"{where}: {first.get('msg', 'invalid request')}", where)
+
+    @app.exception_handler(Exception)
+    async def unexpected(request: Request, exc: Exception) -> JSONResponse:
+        """Anything else: logged with its traceback, answered in graphmem's format (the
+        connection stays usable), never with what the request carried."""
+        log.error("%s %s failed", request.method, request.url.path, exc_info=exc)
+        return error(500, "internal", f"the server failed ({type(exc).__name__}); nothing "
+                     "was acknowledged by this request: see the server's log")
 
     for router in ROUTERS:
         app.include_router(router)

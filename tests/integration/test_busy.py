@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
-from neo4j.exceptions import TransientError
+from neo4j.exceptions import ResultFailedError, TransientError
 
 from graphmem.client import Memory
 from graphmem.errors import BusyError
@@ -70,9 +70,10 @@ def test_a_deadlock_between_two_writers_is_retried(store: GraphStore,
 class Deadlocked:
     """A driver whose every write transaction Neo4j breaks as a deadlock, ``times`` times."""
 
-    def __init__(self, times: int) -> None:
+    def __init__(self, times: int, wrapped: bool = False) -> None:
         self.times = times
         self.calls = 0
+        self.wrapped = wrapped  # as the driver reports it when the rollback reads the result
 
     def session(self, **_options: Any) -> Deadlocked:
         return self
@@ -86,7 +87,10 @@ class Deadlocked:
     def execute_write(self, work: Any) -> str:
         self.calls += 1
         if self.calls <= self.times:
-            raise TransientError("ForsetiClient can't acquire ExclusiveLock: deadlock")
+            deadlock = TransientError("ForsetiClient can't acquire ExclusiveLock: deadlock")
+            if not self.wrapped:
+                raise deadlock
+            raise ResultFailedError(None, "The result has failed.") from deadlock
         return "committed"
 
 
@@ -94,6 +98,9 @@ def test_deadlocks_past_the_deadline_refuse_the_write_whole(memory: Memory) -> N
     settings = memory.settings.model_copy(update={"write_deadline": 0.5})
     lucky = GraphStore(settings, driver=Deadlocked(times=3))  # type: ignore[arg-type]
     assert lucky.write_tx(lambda tx: None, "ingest/conversation") == "committed"
+    # a deadlock met while reading a result reaches us as the result's failure it caused
+    wrapped = GraphStore(settings, driver=Deadlocked(times=3, wrapped=True))  # type: ignore[arg-type]
+    assert wrapped.write_tx(lambda tx: None, "ingest/conversation") == "committed"
     stuck = GraphStore(settings, driver=Deadlocked(times=10**6))  # type: ignore[arg-type]
     began = time.monotonic()
     with pytest.raises(BusyError, match=r"ingest/conversation.*GRAPHMEM_WRITE_DEADLINE.*"
@@ -128,3 +135,21 @@ def test_rest_answers_a_busy_space_with_503_and_retry_after(
                                "messages": [{"speaker": "Ana", "text": "hi"}]})
     assert answer.status_code == 503 and answer.headers["retry-after"] == "1"
     assert answer.json()["error"]["type"] == "busy"
+
+
+def test_rest_answers_an_unexpected_failure_in_its_format(
+        memory: Memory, space: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Not a 500 page and a reset connection: the usual error shape, and the next request on
+    the same connection is answered."""
+    def broken(*_args: Any, **_kwargs: Any) -> None:
+        raise RuntimeError("a failure graphmem did not foresee")
+
+    monkeypatch.setattr(memory, "search", broken)
+    client = TestClient(build_app(memory, {"t": Spaces.of([space])}, 1_000_000),
+                        raise_server_exceptions=False)
+    auth = {"Authorization": "Bearer t"}
+    answer = client.post(f"/v1/spaces/{space}/search", headers=auth, json={"question": "hi"})
+    assert answer.status_code == 500 and answer.json()["error"]["type"] == "internal"
+    assert "RuntimeError" in answer.json()["error"]["message"]
+    assert "did not foresee" not in answer.text  # the log has it, the caller does not
+    assert client.get("/v1/spaces", headers=auth).status_code == 200
