@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import sys
+from datetime import datetime
 from pathlib import Path
 
 import click
@@ -108,13 +109,17 @@ def correct(ctx: click.Context, space: str, turn_id: str, text: str, drop_old: b
 @click.option("--space", required=True)
 @click.option("--conversation", default=None, help="Show its messages (default: list the "
               "space's conversations).")
-@click.option("--limit", type=click.IntRange(1, 1000), default=50, show_default=True)
-@click.option("--newest", is_flag=True, help="The latest messages first.")
+@click.option("--since", type=click.DateTime(), default=None,
+              help="Messages of sessions started at or after this date (and time).")
+@click.option("--limit", type=click.IntRange(1, 1000), default=100, show_default=True)
+@click.option("--newest", "newest_first", is_flag=True, help="The latest messages first.")
+@click.option("--cursor", type=int, default=None,
+              help="Where the page starts: the cursor the previous page printed.")
 @click.option("--json", "as_json", is_flag=True)
 @click.pass_context
 @friendly_errors
-def show(ctx: click.Context, space: str, conversation: str | None, limit: int, newest: bool,
-         as_json: bool) -> None:
+def show(ctx: click.Context, space: str, conversation: str | None, since: datetime | None,
+         limit: int, newest_first: bool, cursor: int | None, as_json: bool) -> None:
     """What a space holds: its conversations, or one conversation's messages."""
     with memory_of(ctx) as memory:
         if not memory.has_space(space):
@@ -129,7 +134,8 @@ def show(ctx: click.Context, space: str, conversation: str | None, limit: int, n
                 click.echo(f"{r.conversation}\t{r.sessions} sessions\t{r.messages} messages"
                            f"\t{days}")
             return
-        page = memory.messages(space, conversation, limit=limit, newest_first=newest)
+        page = memory.messages(space, conversation, since=since, limit=limit,
+                               newest_first=newest_first, cursor=cursor)
         if not page.messages and conversation not in {
                 c.conversation for c in memory.conversations(space)}:
             raise click.ClickException(f"space {space!r} holds no conversation "
@@ -142,12 +148,13 @@ def show(ctx: click.Context, space: str, conversation: str | None, limit: int, n
         day = m.session_started_at.date() if m.session_started_at else ""
         click.echo(f"[{m.session} {day}] {m.id}  {m.speaker}: {m.text}")
     if page.next_cursor is not None:
-        click.echo(f"-- more: {len(page.messages)} shown", err=True)
+        click.echo(f"-- more: {len(page.messages)} shown; the next page: --cursor "
+                   f"{page.next_cursor}", err=True)
 
 
 @click.command()
 @click.option("--space", required=True)
-@click.option("--limit", type=click.IntRange(1, 1000), default=50, show_default=True)
+@click.option("--limit", type=click.IntRange(1, 1000), default=100, show_default=True)
 @click.option("--json", "as_json", is_flag=True)
 @click.pass_context
 @friendly_errors

@@ -39,9 +39,10 @@ def register(server: MCPServer, memory: Memory, allowed: Allowed) -> None:
                               structured_content=found.model_dump(mode="json"))
 
     @server.tool()
-    def answer_question(question: str, space: str | None = None,
+    def answer_question(question: str, space: str | None = None, strategy: str | None = None,
                         budget: int | None = None, max_tokens: int | None = None) -> AnswerOut:
         """Answer a question from memory with the server's LLM (when none answers, the best
         memory found is returned and `fallback` says why)."""
         return guard(lambda: AnswerOut.of(memory.answer(  # type: ignore[no-any-return]
-            question, space=allowed().resolve(space), budget=budget, max_tokens=max_tokens)))
+            question, space=allowed().resolve(space), strategy=strategy, budget=budget,
+            max_tokens=max_tokens)))

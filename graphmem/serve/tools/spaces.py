@@ -3,6 +3,8 @@ delete a space."""
 
 from __future__ import annotations
 
+from datetime import datetime
+
 from mcp.server import MCPServer
 
 from graphmem.client import Memory
@@ -25,12 +27,14 @@ def register(server: MCPServer, memory: Memory, allowed: Allowed) -> None:
             allowed().resolve(space)))
 
     @server.tool()
-    def list_messages(conversation: str, space: str | None = None, limit: int = 50,
+    def list_messages(conversation: str, space: str | None = None,
+                      since: datetime | None = None, limit: int = 100,
                       newest_first: bool = False, cursor: int | None = None) -> MessagePage:
-        """One page of a conversation's stored messages; pass next_cursor for the next."""
+        """One page of a conversation's stored messages (from sessions started at or after
+        `since`, an ISO date and time); pass next_cursor for the next."""
         return guard(lambda: memory.messages(  # type: ignore[no-any-return]
-            allowed().resolve(space), conversation, limit=limit, newest_first=newest_first,
-            cursor=cursor))
+            allowed().resolve(space), conversation, since=since, limit=limit,
+            newest_first=newest_first, cursor=cursor))
 
     @server.tool()
     def get_unit(id: str, space: str | None = None) -> StoredUnit | None:
