@@ -79,6 +79,15 @@ def main() -> None:
                 raise SystemExit("the server did not start")
             time.sleep(0.5)
 
+        def call(client: httpx.Client, kind: str, method: str, path: str,
+                 **options: Any) -> httpx.Response:
+            """One request; a connection reset or timeout is counted as an error of its kind
+            (a status the client never got)."""
+            try:
+                return client.request(method, path, **options)
+            except httpx.TransportError as exc:
+                return httpx.Response(599, text=type(exc).__name__)
+
         def write(n: int) -> None:
             with httpx.Client(base_url=url, headers=headers, timeout=120) as client:
                 for i in range(args.messages):
@@ -87,7 +96,7 @@ def main() -> None:
                     conversation = "shared" if i % 2 else f"own-{n}"
                     ident = f"w{n}-{i}"
                     began = time.perf_counter()
-                    answer = client.post(
+                    answer = call(client, "add", "post",
                         f"/v1/spaces/{space}/conversations/{conversation}/messages",
                         json={"messages": [{"speaker": f"Writer{n}", "id": ident,
                                             "text": f"Note {i} from writer {n}: bought "
@@ -112,7 +121,7 @@ def main() -> None:
                         continue
                     conversation, ident = mine[len(mine) // 2]
                     start = time.perf_counter()
-                    answer = client.post(f"/v1/spaces/{space}/forget", json={
+                    answer = call(client, "forget", "post", f"/v1/spaces/{space}/forget", json={
                         "conversation": conversation, "messages": [ident]})
                     with lock:
                         took["forget"].append((time.perf_counter() - start) * 1000)
@@ -127,7 +136,7 @@ def main() -> None:
                     if not writing.is_set():
                         return
                     began = time.perf_counter()
-                    answer = client.post(f"/v1/spaces/{space}/search", json={
+                    answer = call(client, "search", "post", f"/v1/spaces/{space}/search", json={
                         "question": f"How many apples did writer {i % args.writers} buy?",
                         "budget": 300})
                     with lock:
@@ -165,7 +174,13 @@ def main() -> None:
             memory.delete_space(space)
     finally:
         server.terminate()
-        server.wait(timeout=60)
+        try:
+            server.wait(timeout=60)
+            stopped = True
+        except subprocess.TimeoutExpired:  # reported: a server must stop when asked
+            server.kill()
+            server.wait(timeout=60)
+            stopped = False
     result: dict[str, Any] = {
         "writers": args.writers, "messages_per_writer": args.messages, "readers": args.readers,
         "writing_seconds": round(wrote, 1),
@@ -177,7 +192,8 @@ def main() -> None:
         "errors": len(errors), "errors_by_kind": {e: errors.count(e) for e in set(errors)},
         "acknowledged": len(acked), "forgotten": len(forgotten),
         "lost": len(set(acked) - forgotten - stored),
-        "forgotten_but_present": len(forgotten & stored), "backlog_max": max(b for _, b in series),
+        "forgotten_but_present": len(forgotten & stored),
+        "server_stopped_when_asked": stopped, "backlog_max": max(b for _, b in series),
         "backlog_drained_after_writes_s": drained, "backlog": series[::4]}
     publish(result, args.out)
 

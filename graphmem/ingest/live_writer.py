@@ -202,25 +202,38 @@ class LiveWriter:
     def worker(self) -> LiveWorker:
         with self._lock:
             if self._worker is None:
-                self._worker = LiveWorker(self.refresh, self.settings.live_delay_seconds)
+                self._worker = LiveWorker(self._refresh_once, self.settings.live_delay_seconds)
             return self._worker
 
-    def refresh(self, space: str, conversation: str | None = None) -> dict[str, list[str]]:
+    def _refresh_once(self, space: str, conversation: str) -> None:
+        """The worker's refresh: a derivation that a later message (or a forget) overtook is
+        dropped rather than started again at once, because that change submitted the
+        conversation anew (here, or to the worker of the process that made it); under a
+        steady stream of messages, deriving again after each would only burn the CPU the
+        writers and readers need."""
+        try:
+            self.refresh(space, conversation, attempts=1)
+        except Superseded as exc:
+            log.debug("left for the next round: %s", exc)
+
+    def refresh(self, space: str, conversation: str | None = None,
+                attempts: int = ATTEMPTS) -> dict[str, list[str]]:
         """Derive every pending layer of one conversation (or of all in ``space``): the
         session-scoped ones over the sessions that received messages, the others over the
-        whole conversation. Returns the layers derived, by conversation key."""
+        whole conversation; a derivation a new message overtook starts again, up to
+        ``attempts`` times. Returns the layers derived, by conversation key."""
         check_space(space)
         cid = None if conversation is None else conversation_id(space, conversation)
         done: dict[str, list[str]] = {}
         for row in self.store.read("ingest/pending_conversations", space=space,
                                    conversation_id=cid):
             key = row["conversation"]
-            for attempt in range(ATTEMPTS):
+            for attempt in range(attempts):
                 try:
                     done[key] = self._derive(space, row)
                     break
                 except Superseded:  # a message arrived meanwhile: derive from what is now
-                    if attempt == ATTEMPTS - 1:
+                    if attempt == attempts - 1:
                         raise
                     again = self.store.read("ingest/pending_conversations", space=space,
                                             conversation_id=conversation_id(space, key))
