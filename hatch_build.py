@@ -32,11 +32,8 @@ KEEP = ("model.safetensors", "tokenizer.json", "config.json", "modules.json",
 
 
 def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
     with path.open("rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
+        return hashlib.file_digest(handle, "sha256").hexdigest()
 
 
 class ModelFiles(BuildHookInterface):  # type: ignore[type-arg]

@@ -24,11 +24,8 @@ SHIPPED = Path(__file__).resolve().parents[1] / "providers" / "models"
 
 
 def sha256(path: Path) -> str:
-    digest = hashlib.sha256()
     with path.open("rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
+        return hashlib.file_digest(handle, "sha256").hexdigest()
 
 
 def weightless(path: Path, out_dir: Path, name: str) -> Path:
