@@ -157,7 +157,7 @@ def test_show_and_forget(space: str, neo4j_server: object) -> None:
     assert code == 0 and json.loads(out)["messages"][0]["id"] == "s1:2"
     code, out = run("history", "--space", space)
     assert code == 0 and [line.split("\t")[1:3] for line in out.splitlines()] == [
-        ["forget: layers derived again", "cli"], ["forget", "cli"], ["ingest", "cli"]]
+        ["forget", "cli"], ["ingest", "cli"]]  # raw turns only: nothing to derive again
     code, out = run("show", "--space", f"{space}-none")
     assert code != 0 and "no space" in out
     code, out = run("show", "--space", space, "--conversation", "nope")
