@@ -591,6 +591,24 @@ def _forget_ids(store: GraphStore, space: str, memory: Memory) -> None:
                        refuse=True) == []
 
 
+@case("ingest/mark_rederive")
+def _mark_rederive(store: GraphStore, space: str, memory: Memory) -> None:
+    cid = conversation_id(space, KEY)
+    # nothing held besides the turns: nothing waits, no session is named
+    [row] = store.write("ingest/mark_rederive", space=space, conversation_id=cid, pending=[])
+    assert row == {"pending": [], "sessions": []}
+    [row] = store.write("ingest/mark_rederive", space=space, conversation_id=cid,
+                        pending=["edus", "events"])
+    assert row["pending"] == ["edus", "events"] and sorted(row["sessions"]) == ["s1", "s2", "s3"]
+    [row] = store.write("ingest/mark_rederive", space=space, conversation_id=cid,
+                        pending=["events", "scenes"])  # added once each
+    assert row["pending"] == ["edus", "events", "scenes"] and len(row["sessions"]) == 3
+    assert store.read("ingest/pending_conversations", space=space, conversation_id=cid)[0][
+        "pending"] == ["edus", "events", "scenes"]
+    assert store.write("ingest/mark_rederive", space="elsewhere", conversation_id=cid,
+                       pending=["edus"]) == []
+
+
 @case("ingest/mark_live")
 @case("ingest/clear_pending")
 @case("ingest/pending_conversations")
