@@ -56,27 +56,30 @@ class LocalServer:
         digest = hashlib.sha256(json.dumps([space, keyed]).encode()).hexdigest()[:16]
         return cls(home / "run", digest)
 
+    def _file(self, kind: str) -> Path:
+        return self.run_dir / f"hook-{self.key}.{kind}"
+
     @property
     def socket(self) -> Path:
-        return self.run_dir / f"hook-{self.key}.sock"
+        return self._file("sock")
 
     @property
     def token_file(self) -> Path:
-        return self.run_dir / f"hook-{self.key}.token"
+        return self._file("token")
 
     @property
     def lock_file(self) -> Path:
-        return self.run_dir / f"hook-{self.key}.lock"
+        return self._file("lock")
 
     @property
     def log_file(self) -> Path:
-        return self.run_dir / f"hook-{self.key}.log"
+        return self._file("log")
 
     @property
     def failed_file(self) -> Path:
         """Written when a server failed to start: hooks answer in their own process for
         ``RETRY_AFTER`` seconds instead of starting one again each time."""
-        return self.run_dir / f"hook-{self.key}.failed"
+        return self._file("failed")
 
     def failed_lately(self) -> bool:
         try:
