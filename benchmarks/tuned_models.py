@@ -41,7 +41,7 @@ from typing import Any
 import numpy as np
 import torch
 from common import make_parser, publish
-from question_adapter import KS, SOURCES, Item, ranked_recall
+from question_adapter import SOURCES, Item, ranked_recall
 from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
 from graphmem.config import Settings
@@ -156,7 +156,7 @@ def tune_embedder(asked: list[Asked], conversations: dict[str, Conversation],
             d = _embed(model, [conversations[c].lines[r] for c, r in turns])
             logits = q @ d.T * 20.0
             mask = torch.zeros_like(logits, dtype=torch.bool)
-            for i, (a, e) in enumerate(batch):
+            for i, (a, _) in enumerate(batch):
                 evidence = set(a.item.evidence)
                 for j, (c, r) in enumerate(turns):
                     if j != i and c == a.item.conversation and r in evidence:
@@ -186,7 +186,8 @@ class CrossEncoder:
     def logits(self, questions: list[str], turns: list[str]) -> torch.Tensor:
         enc = self.tokenizer(questions, turns, truncation="only_second", max_length=160,
                              padding=True, return_tensors="pt")
-        return self.model(**enc).logits[:, 0]
+        out: torch.Tensor = self.model(**enc).logits[:, 0]
+        return out
 
     def score(self, question: str, turns: list[str]) -> np.ndarray:
         self.model.eval()
@@ -302,7 +303,7 @@ def _cross_row(row: dict[str, Any], train: list[Asked], test: list[Asked],
 
 
 def _plain(item: Item, conversations: dict[str, Conversation]) -> np.ndarray:
-    return conversations[item.conversation].vectors @ item.question
+    return np.asarray(conversations[item.conversation].vectors @ item.question)
 
 
 if __name__ == "__main__":
