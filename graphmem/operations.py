@@ -53,6 +53,9 @@ class Operation:
     mcp: str | None = None
     agents: str | None = None
     typescript: str | None = None  # a method of the TypeScript client (clients/typescript)
+    # the same operation on another REST route (a conversation key in the query, where a
+    # path segment cannot carry every key); a client may call either
+    rest_also: str | None = None
     absent: dict[str, str] = field(default_factory=dict)
     # The method's parameters on the CLI, REST and MCP (``tests/integration/test_operations``
     # reads each surface's own schema): each under its Python name and with its Python
@@ -131,7 +134,7 @@ OPERATIONS: tuple[Operation, ...] = (
                                              "cursor")}}}),
     Operation("messages", "a conversation's stored messages, a page at a time", cli="show",
               rest="GET /v1/spaces/{space}/conversations/{conversation}/messages",
-              mcp="list_messages", agents="messages", typescript="messages",
+              rest_also="GET /v1/spaces/{space}/messages", mcp="list_messages", agents="messages", typescript="messages",
               only_on={"cli": _JSON},
               defaults_on={"cli": {"conversation": "`show` without one lists the conversations "
                                    "(the conversations operation)"}}),

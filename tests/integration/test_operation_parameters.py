@@ -8,6 +8,10 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+import json
+import shutil
+import subprocess
+from pathlib import Path
 from typing import Any
 
 import click
@@ -131,3 +135,45 @@ def test_the_messages_page_is_the_same_everywhere(surfaces: dict[str, Any]) -> N
         found = surface_parameters(surfaces, op, surface)
         assert found["limit"] == 100 and "since" in found, surface
     assert "strategy" in surfaces["tools"]["answer_question"]["properties"]
+
+
+@pytest.fixture(scope="module")
+def typescript_methods() -> dict[str, Any]:
+    """What each method of the TypeScript client sends (``clients/typescript/scripts/
+    methods.mjs`` reads its source with the TypeScript compiler)."""
+    client = Path(__file__).resolve().parents[2] / "clients" / "typescript"
+    npm = shutil.which("npm")
+    assert npm is not None, "the TypeScript client's checks need Node 20 and npm on the PATH"
+    if not (client / "node_modules" / "typescript").exists():
+        subprocess.run([npm, "ci", "--no-audit", "--no-fund", "--loglevel=error"], cwd=client,
+                       check=True, timeout=600)
+    done = subprocess.run(["node", "scripts/methods.mjs"], cwd=client, capture_output=True,
+                          text=True, check=True, timeout=120)
+    return json.loads(done.stdout)  # type: ignore[no-any-return]
+
+
+TS_CASES = [op.name for op in OPERATIONS if op.typescript and op.rest]
+
+
+@pytest.mark.parametrize("name", TS_CASES)
+def test_the_typescript_client_sends_each_rest_field(surfaces: dict[str, Any],
+                                                      typescript_methods: dict[str, Any],
+                                                      name: str) -> None:
+    """Each method of the TypeScript client calls its operation's route, can fill every field
+    the route takes (snake_cased from its options) unless ``typescript`` is declared without
+    it, sends nothing else, and sends the route's own default for what the caller leaves out
+    (or nothing, for the server to fill in)."""
+    op = next(o for o in OPERATIONS if o.name == name)
+    method = typescript_methods[str(op.typescript)]
+    assert method["route"] in (op.rest, op.rest_also)
+    theirs = rest_parameters(surfaces["spec"], method["route"])
+    declared = op.unoffered_on.get("typescript", {})
+    problems = [f"{f}: taken by the route, not by the client" for f in theirs
+                if f not in method["fields"] and f not in declared]
+    problems += [f"{f}: declared absent ({declared[f]}) but offered" for f in declared
+                 if f in method["fields"]]
+    problems += [f"{f}: the route takes no such field" for f in method["fields"]
+                 if f not in theirs]
+    problems += [f"{f}: {v!r} sent when left out, the route's default is {theirs.get(f)!r}"
+                 for f, v in method["left_out"].items() if v is not None and v != theirs.get(f)]
+    assert problems == [], f"typescript {op.typescript}: " + "; ".join(problems)

@@ -83,12 +83,17 @@ export class Graphmem {
   async search(
     space: string,
     question: string,
-    options: { budget?: number; strategy?: string } = {},
+    options: { budget?: number; strategy?: string; maxTokens?: number } = {},
   ): Promise<SearchResult> {
     return unwrap(
       await this.api.POST("/v1/spaces/{space}/search", {
         params: { path: { space } },
-        body: { question, budget: options.budget ?? null, strategy: options.strategy ?? null },
+        body: {
+          question,
+          budget: options.budget ?? null,
+          strategy: options.strategy ?? null,
+          max_tokens: options.maxTokens ?? null,
+        },
       }),
     );
   }
@@ -108,17 +113,25 @@ export class Graphmem {
     );
   }
 
-  /** A conversation's messages in time order (`newestFirst`: the latest first). */
+  /** A conversation's messages in time order (`newestFirst`: the latest first), a page at a
+   * time: `cursor` is the page's `next_cursor`; `since` keeps the messages at or after an ISO
+   * date or time. */
   async messages(
     space: string,
     conversation: string,
-    options: { limit?: number; newestFirst?: boolean } = {},
+    options: { limit?: number; newestFirst?: boolean; since?: string; cursor?: number } = {},
   ): Promise<MessagePage> {
     return unwrap(
       await this.api.GET("/v1/spaces/{space}/messages", {
         params: {
           path: { space },
-          query: { conversation, limit: options.limit, newest_first: options.newestFirst },
+          query: {
+            conversation,
+            limit: options.limit,
+            newest_first: options.newestFirst,
+            since: options.since,
+            cursor: options.cursor,
+          },
         },
       }),
     );

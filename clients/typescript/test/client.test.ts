@@ -82,6 +82,28 @@ test("messages in, a budgeted and marked context out", async () => {
   assert.deepEqual(page.messages.map((m) => m.id), ["m1"]);
 });
 
+test("messages a page at a time (cursor), after a time (since); search within maxTokens", async () => {
+  await client.addMessages(SPACE, "paged", [
+    { speaker: "Ana", text: "I planted tomatoes.", id: "p1", at: "2024-03-01T10:00:00Z" },
+    { speaker: "Ben", text: "Mine are basil and mint.", id: "p2", at: "2024-03-01T10:05:00Z" },
+  ], { session: "first-week" });
+  await client.addMessages(SPACE, "paged", [
+    { speaker: "Ana", text: "The tomatoes need a stake now.", id: "p3", at: "2024-03-09T10:00:00Z" },
+  ], { session: "second-week" });
+  const first = await client.messages(SPACE, "paged", { limit: 2 });
+  assert.deepEqual(first.messages.map((m) => m.id), ["p1", "p2"]);
+  assert.ok(first.next_cursor !== null && first.next_cursor !== undefined);
+  const second = await client.messages(SPACE, "paged", { limit: 2, cursor: first.next_cursor });
+  assert.deepEqual(second.messages.map((m) => m.id), ["p3"]);
+  // since: the sessions that started at or after it
+  const later = await client.messages(SPACE, "paged", { since: "2024-03-05T00:00:00Z" });
+  assert.deepEqual(later.messages.map((m) => m.id), ["p3"]);
+  const whole = await client.search(SPACE, "What did Ana plant?");
+  const found = await client.search(SPACE, "What did Ana plant?", { maxTokens: 12 });
+  assert.ok(whole.context_tokens > 12, "without maxTokens the default budget holds more");
+  assert.ok(found.context_tokens > 0 && found.context_tokens <= 12);
+});
+
 test("errors carry the server's status, type and message", async () => {
   await assert.rejects(client.search("someone-else", "anything"), (error: unknown) => {
     assert.ok(error instanceof GraphmemError);
