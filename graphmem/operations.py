@@ -134,7 +134,8 @@ OPERATIONS: tuple[Operation, ...] = (
                                              "cursor")}}}),
     Operation("messages", "a conversation's stored messages, a page at a time", cli="show",
               rest="GET /v1/spaces/{space}/conversations/{conversation}/messages",
-              rest_also="GET /v1/spaces/{space}/messages", mcp="list_messages", agents="messages", typescript="messages",
+              rest_also="GET /v1/spaces/{space}/messages", mcp="list_messages",
+              agents="messages", typescript="messages",
               only_on={"cli": _JSON},
               defaults_on={"cli": {"conversation": "`show` without one lists the conversations "
                                    "(the conversations operation)"}}),
