@@ -353,12 +353,13 @@ def import_space(store: GraphStore, data: SpaceFile, path: Path,
     space = data.space
 
     def work(tx: Tx) -> bool:
-        exists = bool(tx.run("admin/space_exists", space=space)[0]["exists"])
+        exists = bool(tx.lock["existed"])  # the door's lock says whether it was there
         if exists and not replace:
             raise InputError(f"space {space!r} exists; restore with replace to overwrite it",
                              field="space")
-        if exists:
-            tx.run("admin/clear_space", space=space)
+        # what was there, or the Space node the door's lock just made: the backup brings its
+        # own (held locked by this transaction until it commits)
+        tx.run("admin/clear_space", space=space)
         keys: list[str] = []
         for start in range(0, len(data.nodes), BATCH):
             rows = data.nodes[start:start + BATCH]
@@ -368,12 +369,12 @@ def import_space(store: GraphStore, data: SpaceFile, path: Path,
             rows = [{"type": r["type"], "from": keys[r["from"]], "to": keys[r["to"]],
                      "props": r["props"]} for r in data.relationships[start:start + BATCH]]
             tx.run("admin/import_relationships", rows=rows)
-        # a new revision: no cache serves the old; the vectors' embedder as it was
+        # the Space node came back with the backup: a new revision again (no cache serves the
+        # old), and the vectors' embedder as it was
         tx.run("ingest/lock_space", space=space, embedder=None)
         if data.header.get("embedder"):
             tx.run("admin/reembed/stamp_embedder", space=space, embedder=data.header["embedder"])
-        tx.record(space, "restored from a backup")
         return exists
 
-    replaced = store.write_tx(work, "admin/import_space")
+    replaced = store.change(space, "restored from a backup", work, "admin/import_space")
     return SpaceFileReport(space, len(data.nodes), len(data.relationships), path, replaced)

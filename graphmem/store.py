@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import itertools
 import random
+import re
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
+from functools import cache
 from typing import TYPE_CHECKING, Any, LiteralString, NamedTuple, TypeVar, cast
 
 from neo4j import Driver, GraphDatabase, ManagedTransaction, Query, unit_of_work
@@ -33,6 +35,41 @@ T = TypeVar("T")
 def _text(name: str) -> LiteralString:
     # the text comes from a file in the closed set under cypher/, never from user input
     return cypher.load(name)
+
+
+_WRITING = re.compile(r"\b(CREATE|MERGE|SET|DELETE|REMOVE)\b")
+# write statements that change no space's data, so they need no door (GraphStore.change)
+OUTSIDE_THE_DOOR = {
+    "admin/reembed/stage_vectors": "staged vectors are read by nothing until the swap moves "
+                                   "them in, which goes through the door",
+    "retrieve/ppr_project": "a GDS projection of a space, named by its revision: not its data",
+    "retrieve/ppr_evict": "drops a GDS projection", "retrieve/ppr_forget": "drops projections",
+    "retrieve/ppr_drop": "drops a GDS projection",
+}
+
+
+# set by statement_by_statement: tests that run one Cypher file at a time, outside any door
+_ONE_AT_A_TIME: ContextVar[bool] = ContextVar("graphmem_one_statement_at_a_time", default=False)
+
+
+@contextmanager
+def statement_by_statement() -> Iterator[None]:
+    """Lets named statements change a space outside :meth:`GraphStore.change`, in this
+    context only: for tests of one Cypher file at a time (as Neo4j Browser runs them), never
+    for a write path of graphmem's own."""
+    token = _ONE_AT_A_TIME.set(True)
+    try:
+        yield
+    finally:
+        _ONE_AT_A_TIME.reset(token)
+
+
+@cache
+def changes_a_space(name: str) -> bool:
+    """Whether the named statement writes (a write clause outside its comments) and is not
+    one of ``OUTSIDE_THE_DOOR``."""
+    code = "\n".join(line.split("//", 1)[0] for line in cypher.load(name).splitlines())
+    return name not in OUTSIDE_THE_DOOR and _WRITING.search(code) is not None
 
 
 class Actor(NamedTuple):
@@ -75,6 +112,14 @@ class Tx:
     def __init__(self, tx: ManagedTransaction) -> None:
         self._tx = tx
         self.counts = dict.fromkeys(COUNTED, 0)
+        self.space: str | None = None  # the space GraphStore.change opened this for
+        self.lock: dict[str, Any] = {}  # its lock's row: the new revision, the embedder
+
+    def _check(self, name: str) -> None:
+        if self.space is None and changes_a_space(name) and not _ONE_AT_A_TIME.get():
+            raise RuntimeError(f"{name} changes a space outside GraphStore.change, the one "
+                               "door that takes the space's lock, gives it a new revision "
+                               "and records the change in its history")
 
     def _count(self, result: Any) -> None:
         counters = result.consume().counters
@@ -82,6 +127,7 @@ class Tx:
             self.counts[name] += getattr(counters, name)
 
     def run(self, name: str, **params: Any) -> list[dict[str, Any]]:
+        self._check(name)
         result = self._tx.run(_text(name), params)
         rows = [record.data() for record in result]
         self._count(result)
@@ -91,15 +137,17 @@ class Tx:
         """Like :meth:`run` for a statement that returns plain values only (no nodes,
         relationships or paths): the rows as the driver decoded them, without
         ``Record.data()``'s walk over every value (7x faster for rows of vectors)."""
+        self._check(name)
         result = self._tx.run(_text(name), params)
         rows = [dict(record) for record in result]
         self._count(result)
         return rows
 
     def record(self, space: str, what: str) -> None:
-        """The last statement of a transaction that changed ``space``: one entry of its
-        history (``what``, when, through which surface and caller, the counts of what the
-        transaction changed). ``what`` says what kind of change it was, never its content."""
+        """The last statement of a transaction that changed ``space`` (run by
+        :meth:`GraphStore.change`): one entry of its history (``what``, when, through which
+        surface and caller, the counts of what the transaction changed). ``what`` says what
+        kind of change it was, never its content."""
         from graphmem.ids import space_prefix  # ids: a leaf module of the write path
 
         actor = current_actor()
@@ -219,6 +267,23 @@ class GraphStore:
                         "stored: try again") from exc
                 time.sleep(pause)
         raise AssertionError("unreachable")
+
+    def change(self, space: str, what: str | Callable[[], str], work: Callable[[Tx], T],
+               name: str, embedder: str | None = None) -> T:
+        """The one door for changing a space: ``work`` in one write transaction (retried as
+        :meth:`write_tx` does) that first takes the space's lock and gives it a new revision
+        (``ingest/lock_space``; ``embedder``: the model of the vectors this change writes,
+        checked by the caller against ``tx.lock["embedder"]``), so that every cache and
+        projection of the space is read afresh, and last records ``what`` in its history
+        (a callable: worked out after ``work``). A statement that writes a space's data
+        anywhere else raises (``Tx``)."""
+        def door(tx: Tx) -> T:
+            tx.space = space
+            [tx.lock] = tx.run("ingest/lock_space", space=space, embedder=embedder)
+            out = work(tx)
+            tx.record(space, what() if callable(what) else what)
+            return out
+        return self.write_tx(door, name)
 
     def run_autocommit(self, name: str, **params: Any) -> None:
         """For statements that batch themselves (``CALL {...} IN TRANSACTIONS``)."""

@@ -60,3 +60,13 @@ def memory(settings: Settings, store: GraphStore,
     memory = Memory(settings, store=store, embedder=embedder)
     yield memory
     memory.live.close()
+
+
+@pytest.fixture()
+def one_statement_at_a_time() -> Iterator[None]:
+    """For tests of one Cypher file at a time: its writes run outside GraphStore.change, the
+    door graphmem's own write paths must take (``tests/integration/test_space_door.py``)."""
+    from graphmem.store import statement_by_statement
+
+    with statement_by_statement():
+        yield

@@ -8,8 +8,12 @@
 // by the next search of any process. The space also keeps the name of the embedder its vectors
 // come from: the first writer that embeds ($embedder; null for writers that embed nothing)
 // names it, and every later one is checked against it, so one space never mixes the vectors of
-// two models (`graphmem reembed` moves a space to another). Params: $space, $embedder.
+// two models (`graphmem reembed` moves a space to another). `existed`: whether the space was
+// there before this statement (a restore refuses to overwrite one unless asked to). Run by
+// GraphStore.change alone, the one door for changing a space. Params: $space, $embedder.
+OPTIONAL MATCH (before:Space {id: $space})
+WITH before IS NOT NULL AS existed
 MERGE (sp:Space {id: $space})
 SET sp.revision = randomUUID(), sp.changed_at = datetime(),
     sp.embedder = coalesce(sp.embedder, $embedder)
-RETURN sp.id AS space, sp.revision AS revision, sp.embedder AS embedder;
+RETURN sp.id AS space, sp.revision AS revision, sp.embedder AS embedder, existed;

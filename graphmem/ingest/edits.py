@@ -112,8 +112,9 @@ def forget(context: LayerContext, space: str, conversation: str,
 
     if not kept:
         report.whole_conversation = True
-        store.write_tx(lambda tx: _forget_whole(tx, space, conversation, report, tombstones),
-                       "ingest/forget")
+        store.change(space, "forget",
+                     lambda tx: _forget_whole(tx, space, conversation, report, tombstones),
+                     "ingest/forget")
         return report
 
     def remove(tx: Tx) -> None:
@@ -155,15 +156,13 @@ def _rewrite(context: LayerContext, space: str, conversation: str, what: str,
     cid = conversation_id(space, conversation)
 
     def first(tx: Tx) -> None:
-        tx.run("ingest/lock_space", space=space, embedder=None)
         change(tx)
         tx.run("ingest/forget_derived", space=space, conversation_id=cid)
         tx.run("ingest/forget_orphans", space=space)
         tx.run("ingest/turns/link_turns", space=space, conversation_id=cid)
         tx.run("ingest/mark_rederive", space=space, conversation_id=cid, pending=pending)
-        tx.record(space, what)
 
-    store.write_tx(first, "ingest/rewrite")
+    store.change(space, what, first, "ingest/rewrite")
     if embed is not None:
         [record] = stored_conversations(store, space, cid)
         own = tuple(s for s in record.sessions
@@ -176,12 +175,10 @@ def _rewrite(context: LayerContext, space: str, conversation: str, what: str,
 
 def _forget_whole(tx: Tx, space: str, conversation: str, report: ForgetReport,
                   tombstones: Callable[[Tx], None]) -> None:
-    tx.run("ingest/lock_space", space=space, embedder=None)
     tombstones(tx)
     tx.run("ingest/forget_conversation", space=space,
            conversation_id=conversation_id(space, conversation))
     tx.run("ingest/forget_orphans", space=space)
-    tx.record(space, "forget")
 
 
 def _held_layers(state: dict[str, Any]) -> list[str]:

@@ -98,7 +98,8 @@ class Reembedder:
             self._stage(space, tally)
             report.spaces.append(tally)
         for tally in report.spaces:
-            self.store.write_tx(partial(self._swap, tally=tally), "admin/reembed")
+            self.store.change(tally.space, f"re-embedded with {self.embedder.name}",
+                              partial(self._swap, tally=tally), "admin/reembed")
         if rebuild:
             self.store.run_statements("admin/reembed/drop_vector_indexes")
             self.store.apply_schema()
@@ -165,7 +166,6 @@ class Reembedder:
         """Inside the space's lock: what is staged and still matches moves in, what changed
         since it was staged is computed now, and stale staged vectors are removed."""
         space = tally.space
-        tx.run("ingest/lock_space", space=space, embedder=None)
         moved: list[dict[str, Any]] = []
         changed: list[Stored] = []
         for kind in self.embedded_kinds:
@@ -186,7 +186,6 @@ class Reembedder:
         tally.refreshed = len(changed)
         self._compose(tx, tally)
         tx.run("admin/reembed/stamp_embedder", space=space, embedder=self.embedder.name)
-        tx.record(space, f"re-embedded with {self.embedder.name}")
 
     def _compose(self, tx: Tx, tally: ReembedTally) -> None:
         """Composed vectors whose turns' vectors changed, averaged again from the new ones

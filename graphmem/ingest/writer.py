@@ -98,12 +98,13 @@ class GraphWriter:
             payloads.append((layer, payload, time.perf_counter() - began))
         written = [layer.name for layer in self.layers]
 
+        mine = self.context.embedder.name
+
         def work(tx: Tx) -> None:
-            # writers of one space take turns; a space's vectors come from one embedder
-            mine = self.context.embedder.name
-            [lock] = tx.run("ingest/lock_space", space=space, embedder=mine)
-            if lock["embedder"] != mine:
-                raise MixedModelsError(space, lock["embedder"], mine)
+            # writers of one space take turns (the door's lock); a space's vectors come from
+            # one embedder
+            if tx.lock["embedder"] != mine:
+                raise MixedModelsError(space, tx.lock["embedder"], mine)
             if check is not None:
                 check(tx, job)
             for layer, payload, _ in payloads:
@@ -112,11 +113,11 @@ class GraphWriter:
                    layers=written, known=layer_names())
             if finish is not None:
                 finish(tx, job)
-            tx.record(space, self.what)
 
         with lock or nullcontext(), stage("write"):
             began = time.perf_counter()
-            self.context.store.write_tx(work, "ingest/conversation")
+            self.context.store.change(space, self.what, work, "ingest/conversation",
+                                      embedder=mine)
             report.write_seconds += time.perf_counter() - began
         for layer, payload, seconds in payloads:
             report.layers.setdefault(layer.name, LayerTally()).add(layer.result(payload),

@@ -26,7 +26,7 @@ LOCK = "MERGE (sp:Space {id: $space}) SET sp.revision = randomUUID()"  # as inge
 def pair(store: GraphStore, space: str) -> Iterator[tuple[str, str]]:
     other = f"{space}-b"
     for name in (space, other):
-        store.write("ingest/lock_space", space=name, embedder=None)
+        store.change(name, "made for the test", lambda tx: None, "test")
     yield space, other
     store.run_autocommit("admin/delete_space", space=other)
 
@@ -40,9 +40,8 @@ def test_a_deadlock_between_two_writers_is_retried(store: GraphStore,
     tries: list[int] = []
     holding = threading.Event()
 
-    def work(tx: Tx) -> str:
+    def work(tx: Tx) -> str:  # the door has taken the second space's lock
         tries.append(1)
-        tx.run("ingest/lock_space", space=second, embedder=None)
         if len(tries) == 1:
             holding.set()
             time.sleep(1.0)  # the other writer is waiting for the second space by now
@@ -54,7 +53,7 @@ def test_a_deadlock_between_two_writers_is_retried(store: GraphStore,
         tx = session.begin_transaction()
         tx.run(LOCK, space=first).consume()
         writer = threading.Thread(
-            target=lambda: result.update(done=store.write_tx(work, "test")))
+            target=lambda: result.update(done=store.change(second, "test", work, "test")))
         writer.start()
         assert holding.wait(10)
         try:

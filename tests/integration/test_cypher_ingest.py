@@ -30,6 +30,9 @@ from cypher_support import (
 )
 from helpers import SAMPLE, query_rows
 
+# each case runs its statement alone, outside the door graphmem's write paths take
+pytestmark = pytest.mark.usefixtures("one_statement_at_a_time")
+
 CASES: dict[str, Case] = {}
 case = registrar(CASES)
 

@@ -18,6 +18,9 @@ from graphmem.store import GraphStore
 from cypher_support import Case, registrar
 from helpers import SAMPLE, query_rows
 
+# each case runs its statement alone, outside the door graphmem's write paths take
+pytestmark = pytest.mark.usefixtures("one_statement_at_a_time")
+
 CASES: dict[str, Case] = {}
 case = registrar(CASES)
 OTHER = HashEmbedder(384)

@@ -24,7 +24,7 @@ from graphmem.ingest.embedding_rows import composed_hash, embedding_hash, mean_v
 from graphmem.ingest.reembed import vector_kinds
 from graphmem.neo4j_server.local import LocalNeo4j
 from graphmem.providers.embedder import Embedder, HashEmbedder
-from graphmem.store import GraphStore
+from graphmem.store import GraphStore, statement_by_statement
 
 from helpers import SAMPLE, query_rows, second_server
 
@@ -234,10 +234,12 @@ def test_a_scene_embedded_from_its_summary_is_averaged_from_its_turns(
     [scene] = query_rows(memory.store, "MATCH (s:Scene {space: $space}) RETURN s.id AS id, "
                          "s.summary AS summary ORDER BY s.id LIMIT 1", space=space)
     old = memory.embedder.embed([scene["summary"]])[0].tolist()
-    memory.store.write("admin/reembed/set_vectors", space=space, rows=[{
-        "key": query_rows(memory.store, "MATCH (s:Scene {id: $id}) RETURN elementId(s) AS k",
-                          id=scene["id"])[0]["k"],
-        "embedding": old, "hash": embedding_hash(memory.embedder, scene["summary"])}])
+    key = query_rows(memory.store, "MATCH (s:Scene {id: $id}) RETURN elementId(s) AS k",
+                     id=scene["id"])[0]["k"]
+    with statement_by_statement():  # the old vector put back by hand
+        memory.store.write("admin/reembed/set_vectors", space=space, rows=[{
+            "key": key, "embedding": old,
+            "hash": embedding_hash(memory.embedder, scene["summary"])}])
     report = memory.reembed(space)
     [tally] = report.spaces
     assert (tally.composed, tally.embedded, tally.current) == (1, 0, tally.vectors - 1)
