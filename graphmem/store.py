@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from functools import cache
-from typing import TYPE_CHECKING, Any, LiteralString, NamedTuple, TypeVar, cast
+from typing import TYPE_CHECKING, Any, LiteralString, TypeVar, cast
 
 from neo4j import Driver, GraphDatabase, ManagedTransaction, Query, unit_of_work
 from neo4j.exceptions import (
@@ -23,6 +23,7 @@ from neo4j.exceptions import (
 )
 
 from graphmem import cypher
+from graphmem.actor import Actor, acting, current_actor, set_actor
 from graphmem.config import Settings
 from graphmem.errors import BusyError, ConfigurationError, DatabaseUnavailable
 
@@ -30,6 +31,7 @@ if TYPE_CHECKING:
     from graphmem.providers.embedder import Embedder
 
 T = TypeVar("T")
+__all__ = ["Actor", "GraphStore", "Tx", "acting", "current_actor", "set_actor"]
 
 
 def _text(name: str) -> LiteralString:
@@ -72,38 +74,8 @@ def changes_a_space(name: str) -> bool:
     return name not in OUTSIDE_THE_DOOR and _WRITING.search(code) is not None
 
 
-class Actor(NamedTuple):
-    """Who changes a space: the surface (python, cli, rest, mcp, background) and, for the
-    servers, a digest of the caller's bearer token (never the token)."""
-
-    surface: str
-    caller: str | None = None
-
-
-_ACTOR: ContextVar[Actor] = ContextVar("graphmem_actor")
-_PYTHON = Actor("python")  # changes made by code that said nothing else
 COUNTED = ("nodes_created", "nodes_deleted", "relationships_created",
            "relationships_deleted", "properties_set")
-
-
-@contextmanager
-def acting(surface: str, caller: str | None = None) -> Iterator[None]:
-    """Changes made inside are recorded in the spaces' history as made through
-    ``surface`` by ``caller``."""
-    token = _ACTOR.set(Actor(surface, caller))
-    try:
-        yield
-    finally:
-        _ACTOR.reset(token)
-
-
-def current_actor() -> Actor:
-    return _ACTOR.get(_PYTHON)
-
-
-def set_actor(actor: Actor) -> None:
-    """Who changes spaces from now on in this context (a CLI run, a worker process)."""
-    _ACTOR.set(actor)
 
 
 class Tx:

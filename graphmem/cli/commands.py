@@ -9,6 +9,7 @@ from pathlib import Path
 
 import click
 
+from graphmem.actor import acting
 from graphmem.cli.support import (
     FELL_BACK,
     finish_ingest,
@@ -21,7 +22,6 @@ from graphmem.cli.support import (
 from graphmem.ingest.inputs.loaders import FORMATS
 from graphmem.providers.llm import usage_table
 from graphmem.retrieve.registry import RECIPES, RECOMMENDED, strategy_names
-from graphmem.store import acting
 
 SAMPLE = Path(__file__).parents[1] / "data" / "sample_conversation.json"
 STYLE = Path(__file__).parents[1] / "data" / "graphmem.grass"

@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import socket
 import threading
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 import click
 
 from graphmem.cli.support import friendly_errors
 from graphmem.config import Settings
 from graphmem.errors import ConfigurationError
+from graphmem.serve.later import LaterMemory
 
 if TYPE_CHECKING:
     from graphmem.client import Memory
@@ -52,7 +53,6 @@ def mcp(spaces: tuple[str, ...], transport: str, host: str, port: int,
     and delete_space (HTTP endpoint: http://HOST:PORT/mcp). Over HTTP every
     request needs a bearer token of GRAPHMEM_REST_TOKENS (the REST server's) when tokens are
     set, and may use the spaces of its token; without tokens, only the loopback is served."""
-    from graphmem.client import Memory
     from graphmem.serve.access import Spaces, token_spaces
 
     try:
@@ -72,13 +72,15 @@ def mcp(spaces: tuple[str, ...], transport: str, host: str, port: int,
                 f"{', '.join(sorted(allowed.allowed))}: set GRAPHMEM_REST_TOKENS (bearer "
                 "tokens and their spaces) or listen on 127.0.0.1")
         free_port_or_say(host, port)  # before the models load
-    with Memory(settings) as memory:
+    # the client, the driver and the models load on a thread once the server is built: an
+    # agent gets its handshake and tool list at once, and a call that needs the client
+    # before it is ready waits for it (made once, under a lock)
+    memory = LaterMemory(settings)
+    try:
         guarded = " (bearer tokens required)" if tokens else ""
         click.echo(f"graphmem MCP server for {', '.join(sorted(allowed.allowed))}{guarded}",
                    err=True)
-        server = build_server(memory, allowed, tokens)
-        # a client gets its handshake and tool list at once; the models load meanwhile, and a
-        # call that needs one before then waits for it (each loads once, under a lock)
+        server = build_server(cast("Memory", memory), allowed, tokens)
         warm_in_background(memory)
         if transport == "stdio":
             server.run("stdio")
@@ -87,9 +89,11 @@ def mcp(spaces: tuple[str, ...], transport: str, host: str, port: int,
 
             uvicorn.run(http_app(server, host, allow_hosts), host=host, port=port,
                         log_level="warning")
+    finally:
+        memory.close()
 
 
-def warm_in_background(memory: Memory) -> threading.Thread:
+def warm_in_background(memory: Memory | LaterMemory) -> threading.Thread:
     """Load the models a search uses on a thread of their own, and say when they are in."""
 
     def warm() -> None:

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mcp.server import MCPServer
 from mcp.server.auth.middleware.auth_context import get_access_token
@@ -25,9 +25,11 @@ from mcp.server.auth.settings import AuthSettings
 from mcp.server.transport_security import TransportSecuritySettings
 from pydantic import AnyHttpUrl
 
-from graphmem.client import Memory
 from graphmem.serve.access import AccessError, Spaces, spaces_of
 from graphmem.serve.tools import register_all
+
+if TYPE_CHECKING:  # the client (and the driver) load after the handshake
+    from graphmem.client import Memory
 
 INSTRUCTIONS = (
     "Long-term memory of conversations, stored in a Neo4j graph. Store each message you "

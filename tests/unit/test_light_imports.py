@@ -32,3 +32,10 @@ def test_graphmem_hook_runs_without_the_other_commands() -> None:
     everything = subprocess.run([sys.executable, "-m", "graphmem", "--help"],
                                 capture_output=True, text=True, check=True)
     assert "reembed" in everything.stdout and "hook" in everything.stdout
+
+
+def test_the_mcp_server_is_built_before_the_client_loads() -> None:
+    """`graphmem mcp` answers the handshake and the tool list from these modules alone; the
+    client, the driver and the models load on a thread after (``serve/later.py``)."""
+    assert loaded_after("import graphmem.serve.mcp_tools, graphmem.serve.later, "
+                        "graphmem.cli.serve") == set()

@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from mcp.server import MCPServer
 
-from graphmem.client import Memory
 from graphmem.errors import InputError
 from graphmem.ids import turn_parts
 from graphmem.serve.schemas import CorrectOut, ForgetOut
 from graphmem.serve.tools.common import Allowed, guard
+
+if TYPE_CHECKING:  # the client (and the driver) load after the handshake
+    from graphmem.client import Memory
 
 
 def register(server: MCPServer, memory: Memory, allowed: Allowed) -> None:

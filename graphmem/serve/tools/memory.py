@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 from mcp.server import MCPServer
 from mcp.types import CallToolResult, TextContent
 
-from graphmem.client import Memory
 from graphmem.serve.schemas import AddOut, AnswerOut, MessageIn, SearchOut
 from graphmem.serve.tools.common import Allowed, guard
+
+if TYPE_CHECKING:  # the client (and the driver) load after the handshake
+    from graphmem.client import Memory
 
 
 def register(server: MCPServer, memory: Memory, allowed: Allowed) -> None:

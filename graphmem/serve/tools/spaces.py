@@ -4,13 +4,16 @@ delete a space."""
 from __future__ import annotations
 
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 from mcp.server import MCPServer
 
-from graphmem.client import Memory
 from graphmem.models import MessagePage, StoredConversation, StoredUnit
 from graphmem.serve.schemas import SpaceOut
 from graphmem.serve.tools.common import Allowed, guard
+
+if TYPE_CHECKING:  # the client (and the driver) load after the handshake
+    from graphmem.client import Memory
 
 
 def register(server: MCPServer, memory: Memory, allowed: Allowed) -> None:
