@@ -23,9 +23,9 @@ from neo4j.exceptions import (
 )
 
 from graphmem import cypher
-from graphmem.actor import Actor, acting, current_actor, set_actor
 from graphmem.config import Settings
 from graphmem.errors import BusyError, ConfigurationError, DatabaseUnavailable
+from graphmem.telemetry import Actor, acting, current_actor, set_actor
 
 if TYPE_CHECKING:
     from graphmem.providers.embedder import Embedder

@@ -11,6 +11,9 @@ Spans: ``graphmem.search`` (attributes space, strategy, budget) with stages
 ``source.bm25``, ``source.vectors``, ``source.neo4j``), ``ranking``, ``packing``;
 ``graphmem.ingest`` per conversation (space, conversation, layers) with ``layer.<name>`` for
 each layer's computing and ``write`` for its transaction.
+
+:func:`acting` says who makes the changes inside it (a surface and a caller's digest): the
+history every change of a space records.
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager, nullcontext
 from contextvars import ContextVar
-from typing import Any
+from typing import Any, NamedTuple
 
 _TIMINGS: ContextVar[dict[str, float] | None] = ContextVar("graphmem_timings", default=None)
 
@@ -71,3 +74,38 @@ def _plain(attributes: dict[str, Any]) -> dict[str, Any]:
         elif value is not None:
             out[f"graphmem.{key}"] = str(value)
     return out
+
+
+# Who changes a space: every change records its surface and caller in the space's history
+# (GraphStore.change). Kept here, beside the other context a call carries, so that the
+# servers mark their requests without importing the database driver.
+class Actor(NamedTuple):
+    """Who changes a space: the surface (python, cli, rest, mcp, background) and, for the
+    servers, a digest of the caller's bearer token (never the token)."""
+
+    surface: str
+    caller: str | None = None
+
+
+_ACTOR: ContextVar[Actor] = ContextVar("graphmem_actor")
+_PYTHON = Actor("python")  # changes made by code that said nothing else
+
+
+@contextmanager
+def acting(surface: str, caller: str | None = None) -> Iterator[None]:
+    """Changes made inside are recorded in the spaces' history as made through
+    ``surface`` by ``caller``."""
+    token = _ACTOR.set(Actor(surface, caller))
+    try:
+        yield
+    finally:
+        _ACTOR.reset(token)
+
+
+def current_actor() -> Actor:
+    return _ACTOR.get(_PYTHON)
+
+
+def set_actor(actor: Actor) -> None:
+    """Who changes spaces from now on in this context (a CLI run, a worker process)."""
+    _ACTOR.set(actor)

@@ -9,7 +9,6 @@ from pathlib import Path
 
 import click
 
-from graphmem.actor import acting
 from graphmem.cli.support import (
     FELL_BACK,
     finish_ingest,
@@ -22,6 +21,7 @@ from graphmem.cli.support import (
 from graphmem.ingest.inputs.loaders import FORMATS
 from graphmem.providers.llm import usage_table
 from graphmem.retrieve.registry import RECIPES, RECOMMENDED, strategy_names
+from graphmem.telemetry import acting
 
 SAMPLE = Path(__file__).parents[1] / "data" / "sample_conversation.json"
 STYLE = Path(__file__).parents[1] / "data" / "graphmem.grass"

@@ -22,7 +22,6 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.responses import Response
 
 from graphmem import __version__
-from graphmem.actor import acting
 from graphmem.client import Memory
 from graphmem.errors import (
     BusyError,
@@ -38,6 +37,7 @@ from graphmem.serve.access import AccessError, Spaces, caller_id
 from graphmem.serve.deps import Unauthorised, error
 from graphmem.serve.metrics import Metrics
 from graphmem.serve.routes import ROUTERS
+from graphmem.telemetry import acting
 
 log = logging.getLogger("graphmem.serve")
 

@@ -8,9 +8,9 @@ from typing import Any
 from mcp.server.auth.middleware.auth_context import get_access_token
 from mcp.server.mcpserver.exceptions import ToolError
 
-from graphmem.actor import acting
 from graphmem.errors import GraphmemError
 from graphmem.serve.access import Spaces, caller_id
+from graphmem.telemetry import acting
 
 Allowed = Callable[[], Spaces]  # the spaces the calling request may use
 
