@@ -163,12 +163,16 @@ def tune_embedder(asked: list[Asked], conversations: dict[str, Conversation],
                         mask[i, j] = True
             logits = logits.masked_fill(mask, -1e4)
             loss = torch.nn.functional.cross_entropy(logits, torch.arange(len(batch)))
-            optimiser.zero_grad()
-            loss.backward()  # type: ignore[no-untyped-call]
-            optimiser.step()
+            _step(optimiser, loss)
     model.eval()
     model.max_seq_length = 256
     return model
+
+
+def _step(optimiser: torch.optim.Optimizer, loss: torch.Tensor) -> None:
+    optimiser.zero_grad()
+    loss.backward()  # type: ignore[no-untyped-call]
+    optimiser.step()
 
 
 def _embed(model: Any, texts: list[str]) -> torch.Tensor:
@@ -218,9 +222,7 @@ def train_cross(asked: list[Asked], conversations: dict[str, Conversation],
             logits = ce.logits([r[0] for r in batch], [r[1] for r in batch])
             loss = torch.nn.functional.binary_cross_entropy_with_logits(
                 logits, torch.tensor([r[2] for r in batch]))
-            optimiser.zero_grad()
-            loss.backward()  # type: ignore[no-untyped-call]
-            optimiser.step()
+            _step(optimiser, loss)
     return ce
 
 
