@@ -56,7 +56,7 @@ def mcp(spaces: tuple[str, ...], transport: str, host: str, port: int,
     from graphmem.serve.access import Spaces, token_spaces
 
     try:
-        from graphmem.serve.mcp_tools import build_server, http_app
+        from graphmem.serve.mcp_tools import after_handshake, build_server, http_app
     except ImportError as exc:
         raise click.ClickException("the MCP server needs the 'server' extra: "
                                    "pip install 'graphmem[server]'") from exc
@@ -81,10 +81,13 @@ def mcp(spaces: tuple[str, ...], transport: str, host: str, port: int,
         click.echo(f"graphmem MCP server for {', '.join(sorted(allowed.allowed))}{guarded}",
                    err=True)
         server = build_server(cast("Memory", memory), allowed, tokens)
-        warm_in_background(memory)
         if transport == "stdio":
+            # the agent that started this process waits for the handshake now: answer it
+            # with nothing else running, then load while it reads the tool list
+            after_handshake(server, lambda: warm_in_background(memory))
             server.run("stdio")
-        else:
+        else:  # a server that waits for its clients loads at once
+            warm_in_background(memory)
             import uvicorn
 
             uvicorn.run(http_app(server, host, allow_hosts), host=host, port=port,

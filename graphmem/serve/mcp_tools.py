@@ -80,6 +80,27 @@ def http_app(server: MCPServer, host: str, extra_hosts: Sequence[str] = ()) -> A
     return server.streamable_http_app(transport_security=security, host=host)
 
 
+class AfterHandshake:
+    """Middleware that calls ``start`` once, at the first message after a client's
+    ``initialize`` (its ``notifications/initialized``, or any request): the server answers
+    the handshake with nothing else running, then loads the client and its models while the
+    agent reads the tool list (``graphmem mcp``)."""
+
+    def __init__(self, start: Callable[[], object]) -> None:
+        self.start: Callable[[], object] | None = start
+
+    async def __call__(self, ctx: Any, call_next: Any) -> Any:
+        if self.start is not None and ctx.method != "initialize":
+            start, self.start = self.start, None
+            start()
+        return await call_next(ctx)
+
+
+def after_handshake(server: MCPServer, start: Callable[[], object]) -> None:
+    """Run ``start`` once a client has finished its handshake (:class:`AfterHandshake`)."""
+    server.middleware.append(AfterHandshake(start))
+
+
 def build_server(memory: Memory, spaces: Spaces,
                  tokens: Mapping[str, Spaces] | None = None) -> MCPServer:
     """An MCP server over ``memory`` that serves ``spaces`` only; with ``tokens`` (bearer
