@@ -25,13 +25,12 @@ from neo4j.exceptions import (
 from graphmem import cypher
 from graphmem.config import Settings
 from graphmem.errors import BusyError, ConfigurationError, DatabaseUnavailable
-from graphmem.telemetry import Actor, acting, current_actor, set_actor
+from graphmem.telemetry import current_actor
 
 if TYPE_CHECKING:
     from graphmem.providers.embedder import Embedder
 
 T = TypeVar("T")
-__all__ = ["Actor", "GraphStore", "Tx", "acting", "current_actor", "set_actor"]
 
 
 def _text(name: str) -> LiteralString:
@@ -240,20 +239,19 @@ class GraphStore:
                 time.sleep(pause)
         raise AssertionError("unreachable")
 
-    def change(self, space: str, what: str | Callable[[], str], work: Callable[[Tx], T],
-               name: str, embedder: str | None = None) -> T:
+    def change(self, space: str, what: str, work: Callable[[Tx], T], name: str,
+               embedder: str | None = None) -> T:
         """The one door for changing a space: ``work`` in one write transaction (retried as
         :meth:`write_tx` does) that first takes the space's lock and gives it a new revision
         (``ingest/lock_space``; ``embedder``: the model of the vectors this change writes,
         checked by the caller against ``tx.lock["embedder"]``), so that every cache and
-        projection of the space is read afresh, and last records ``what`` in its history
-        (a callable: worked out after ``work``). A statement that writes a space's data
-        anywhere else raises (``Tx``)."""
+        projection of the space is read afresh, and last records ``what`` in its history.
+        A statement that writes a space's data anywhere else raises (``Tx``)."""
         def door(tx: Tx) -> T:
             tx.space = space
             [tx.lock] = tx.run("ingest/lock_space", space=space, embedder=embedder)
             out = work(tx)
-            tx.record(space, what() if callable(what) else what)
+            tx.record(space, what)
             return out
         return self.write_tx(door, name)
 

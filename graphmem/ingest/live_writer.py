@@ -43,7 +43,8 @@ from graphmem.ingest.live import (
 from graphmem.ingest.stored import stored_conversations
 from graphmem.ingest.writer import GraphWriter
 from graphmem.models import LiveReport
-from graphmem.store import Actor, GraphStore, Tx, set_actor
+from graphmem.store import GraphStore, Tx
+from graphmem.telemetry import Actor, set_actor
 
 log = logging.getLogger("graphmem.live")
 ATTEMPTS = 50  # a write planned again after other writers committed first, at most

@@ -29,7 +29,8 @@ from graphmem.ingest.writer import GraphWriter
 from graphmem.models import ConversationRecord, IngestReport
 from graphmem.providers.embedder import SentenceTransformerEmbedder, configured_embedder
 from graphmem.providers.llm import OpenAICompatibleLLM
-from graphmem.store import Actor, GraphStore, current_actor, set_actor
+from graphmem.store import GraphStore
+from graphmem.telemetry import Actor, current_actor, set_actor
 
 _worker: dict[str, Any] = {}  # in a worker process: its Memory and writer
 

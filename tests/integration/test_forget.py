@@ -17,7 +17,7 @@ from graphmem.client import Memory
 from graphmem.errors import InputError
 from graphmem.ingest import layers
 from graphmem.retrieve.registry import RECIPES
-from graphmem.store import acting
+from graphmem.telemetry import acting
 
 from helpers import query_rows, text_held
 
