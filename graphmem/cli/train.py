@@ -177,4 +177,64 @@ def train_memdecider(locomo: Path | None, longmemeval: Path | None, folds: int, 
                    f"admitted {p['evidence_admitted']:.1%}, precision {p['precision']:.1%}")
 
 
-COMMANDS = (calibrate_segmenter, train_ranker, train_memdecider)
+@click.command("train-embedder")
+@click.option("--longmemeval", type=DATA, multiple=True, help="LongMemEval file(s).")
+@click.option("--friendsqa", type=DATA, multiple=True, help="FriendsQA file(s) (LoCoMo's shape).")
+@click.option("--qmsum", type=DATA, multiple=True, help="QMSum file(s) (LoCoMo's shape).")
+@click.option("--locomo", type=DATA, multiple=True,
+              help="LoCoMo file(s). Its licence (CC BY-NC 4.0) binds a model trained on it: "
+              "the embedder graphmem ships is trained without it.")
+@click.option("--conversations", type=click.IntRange(min=1), default=None,
+              help="Per QMSum file, a sample of N whole conversations (seed 0).")
+@click.option("--per-dataset", type=click.IntRange(min=1), default=600, show_default=True,
+              help="Most (question, evidence turn) pairs taken from one dataset.")
+@click.option("--epochs", type=click.IntRange(min=1), default=1, show_default=True)
+@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), required=True,
+              help="Folder to write the model (sentence-transformers files and a model card).")
+@friendly_errors
+def train_embedder(longmemeval: tuple[Path, ...], friendsqa: tuple[Path, ...],
+                   qmsum: tuple[Path, ...], locomo: tuple[Path, ...],
+                   conversations: int | None, per_dataset: int, epochs: int, seed: int,
+                   out: Path) -> None:
+    """Tune the packaged MiniLM for dialogue memory on (question, evidence turn) pairs of
+    development splits (contrastive, hard negatives from plain MiniLM's first turns; needs
+    the `train` extra). Use the result with GRAPHMEM_EMBEDDING_MODEL=<folder>, and move
+    spaces embedded by another model with `graphmem reembed`."""
+    import time
+    from collections import Counter
+
+    from graphmem.training.embedder import Source, balanced, card, load, save, tune
+
+    sources = ([Source("longmemeval", p, "longmemeval") for p in longmemeval]
+               + [Source("friendsqa", p) for p in friendsqa]
+               + [Source("qmsum", p, conversations=conversations) for p in qmsum]
+               + [Source("locomo", p) for p in locomo])
+    if not sources:
+        raise click.UsageError("give at least one of --longmemeval, --friendsqa, --qmsum, "
+                               "--locomo")
+    try:
+        from sentence_transformers import SentenceTransformer
+    except ImportError as exc:
+        raise click.ClickException("training needs PyTorch and sentence-transformers: "
+                                   "pip install 'graphmem[train]'") from exc
+    from graphmem.providers.embedder import packaged_minilm_path
+
+    plain = SentenceTransformer(str(packaged_minilm_path()), device="cpu")
+    conversations_of, asked = load(sources, plain)
+    pairs = Counter(a.dataset for a, _ in balanced(asked, per_dataset, seed))
+    click.echo(f"{len(asked)} questions, pairs: " + ", ".join(
+        f"{name} {n}" for name, n in sorted(pairs.items())))
+    began = time.perf_counter()
+    model = tune(asked, conversations_of, per_dataset, epochs, seed, log=click.echo)
+    command = " ".join(["graphmem eval train-embedder", *(f"--{s.name} {s.path.name}"
+                                                          for s in sources),
+                        *([f"--conversations {conversations}"] if conversations else []),
+                        f"--per-dataset {per_dataset} --epochs {epochs} --seed {seed}",
+                        f"--out {out.name}"])
+    text = card(sources, per_dataset, epochs, seed, time.perf_counter() - began,
+                dict(pairs), command)
+    click.echo(f"wrote {save(model, out, text)}")
+
+
+COMMANDS = (calibrate_segmenter, train_ranker, train_memdecider, train_embedder)
