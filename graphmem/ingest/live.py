@@ -1,7 +1,8 @@
 """Live messages: an agent stores each message as it arrives, without re-ingesting.
 
 A message joins its conversation's open session: the last session, while its last message is
-less than ``GRAPHMEM_LIVE_SESSION_GAP_MINUTES`` old; otherwise a new session opens. Its turn is
+less than ``GRAPHMEM_LIVE_SESSION_GAP_MINUTES`` old; otherwise a new session opens. The same
+holds inside one call: messages said a gap apart land in sessions of their own. Its turn is
 written and embedded at once (searchable when the call returns). The derived layers are
 rewritten only where the new turns change them: a layer whose output for a session depends on
 that session alone (``Layer.scope == "session"``: EDUs, events, segments) over the sessions
@@ -59,10 +60,11 @@ class Message(BaseModel):
 
 @dataclass(frozen=True)
 class LivePlan:
-    """The open session's record with the new turns appended, and what to write after."""
+    """The open session's record with the new turns appended (and any sessions the messages
+    open after it), and what to write after."""
 
     record: ConversationRecord  # the conversation as far as the session-scoped layers go
-    session: SessionRecord
+    session: SessionRecord  # the session open after this call (the last of ``record``'s)
     added: list[str]
     known: list[str]
     new_session: bool
@@ -73,6 +75,8 @@ class LivePlan:
     seen: dict[str, Any] = field(default_factory=dict)  # statement's params and its row
     notes: tuple[str, ...] = ()  # what the caller may not expect (a backdated message)
     forgotten: list[str] = field(default_factory=list)  # ids forgotten before: refused
+    ended: dict[str, datetime] = field(default_factory=dict)  # sessions before ``session``
+    # that this call wrote and closed, with the time of their last message
 
 
 class Superseded(Exception):
@@ -182,6 +186,8 @@ def plan(store: GraphStore, space: str, conversation: str, messages: list[Messag
     first_at = fresh[0].at if fresh else messages[0].at
     assert first_at is not None
     open_now = current is not None and (session is not None or _is_open(current, first_at, gap))
+    runs = (_runs(fresh, gap, _last_time(current) if open_now else None) if session is None
+            else [fresh])
     if open_now:
         base = SessionRecord(key=current["key"], index=current["index"],
                              started_at=native_datetime(current["started_at"]),
@@ -190,32 +196,72 @@ def plan(store: GraphStore, space: str, conversation: str, messages: list[Messag
     else:
         base = SessionRecord(key=session or f"session_{row['last_index'] + 2}",
                              index=row["last_index"] + 1, started_at=first_at, turns=())
-    start = max((t.order for t in base.turns), default=-1) + 1
-    taken = {t.source_id for t in base.turns}
-    turns = list(base.turns)
-    for n, message in enumerate(fresh):
-        source = message.id or _free_id(f"{base.key}:{start + n + 1}", taken)
+    chosen = [_appended(base, runs[0])]
+    for run in runs[1:]:  # a gap inside the messages themselves opens a session of its own
+        index = chosen[-1].index + 1
+        chosen.append(_appended(SessionRecord(key=f"session_{index + 1}", index=index,
+                                              started_at=run[0].at, turns=()), run))
+    notes = _backdated(runs[0], base, gap) if open_now and session is None else ()
+    if len(runs) > 1:
+        notes = (*notes, f"the messages span {len(runs)} sessions (a gap of more than "
+                 f"{gap.total_seconds() / 60:g} minutes between two of them opens a new one): "
+                 + ", ".join(repr(c.key) for c in chosen))
+    record = ConversationRecord(key=conversation, sessions=tuple(chosen), source_format="live",
+                                source_file="(messages)")
+    added = [t.source_id for c in chosen for t in c.turns[len(base.turns) if c is chosen[0]
+                                                          else 0:]]
+    previous = native_datetime(current["last_message_at"]) if open_now and current else None
+    last = [max((m.at for m in run if m.at is not None), default=first_at) for run in runs]
+    last[0] = max(last[0], previous) if previous else last[0]
+    return LivePlan(record, chosen[-1], added, known,
+                    new_session=not open_now or len(runs) > 1,
+                    closed_session=current is not None and (not open_now or len(runs) > 1),
+                    last_message_at=last[-1],
+                    pending=list(row["pending"]), read=read, seen=row, notes=notes,
+                    forgotten=forgotten,
+                    ended={c.key: at for c, at in zip(chosen[:-1], last, strict=False)})
+
+
+def _runs(fresh: list[Message], gap: timedelta, latest: datetime | None) -> list[list[Message]]:
+    """The messages in the order given, cut wherever one was said more than ``gap`` after
+    the latest before it (the open session's last message, ``latest``, counts as one; a
+    message dated earlier never cuts). One run when there is no such gap."""
+    runs: list[list[Message]] = [[]]
+    for m in fresh:
+        if m.at is None:
+            runs[-1].append(m)
+            continue
+        if latest is not None and m.at - latest > gap and runs[-1]:
+            runs.append([])
+        runs[-1].append(m)
+        latest = m.at if latest is None else max(latest, m.at)
+    return runs
+
+
+def _appended(session: SessionRecord, run: list[Message]) -> SessionRecord:
+    """``session`` with ``run``'s messages as its next turns (a message without an id gets
+    ``<session key>:<position>``, made unique within the session)."""
+    start = max((t.order for t in session.turns), default=-1) + 1
+    taken = {t.source_id for t in session.turns}
+    turns = list(session.turns)
+    for n, message in enumerate(run):
+        source = message.id or _free_id(f"{session.key}:{start + n + 1}", taken)
         taken.add(source)
         turns.append(TurnRecord(order=start + n, speaker=message.speaker, text=message.text,
-                                said_at=message.at,
-                                source_id=source, image_caption=message.image_caption))
-    chosen = base.model_copy(update={"turns": tuple(turns)})
-    notes = _backdated(fresh, base, gap) if open_now and session is None else ()
-    record = ConversationRecord(key=conversation, sessions=(chosen,), source_format="live",
-                                source_file="(messages)")
-    last = max((m.at for m in fresh if m.at is not None), default=first_at)
-    previous = native_datetime(current["last_message_at"]) if open_now and current else None
-    return LivePlan(record, chosen, [t.source_id for t in turns[len(base.turns):]], known,
-                    new_session=not open_now, closed_session=current is not None and not open_now,
-                    last_message_at=max(last, previous) if previous else last,
-                    pending=list(row["pending"]), read=read, seen=row, notes=notes,
-                    forgotten=forgotten)
+                                said_at=message.at, source_id=source,
+                                image_caption=message.image_caption))
+    return session.model_copy(update={"turns": tuple(turns)})
+
+
+def _last_time(session: dict[str, Any]) -> datetime | None:
+    """When a stored session's last message was said (else when it began; None: undated)."""
+    return native_datetime(session["last_message_at"]) or native_datetime(session["started_at"])
 
 
 def _is_open(session: dict[str, Any], at: datetime, gap: timedelta) -> bool:
     """A session is open while its last message (or its start) is recent; an undated one is
     closed (it came from a file)."""
-    last = native_datetime(session["last_message_at"]) or native_datetime(session["started_at"])
+    last = _last_time(session)
     return last is not None and at - last <= gap
 
 
@@ -249,6 +295,7 @@ def mark(tx: Tx, job: Job, live: LivePlan, pending: list[str], sessions: list[st
     conversation's ``pending_layers`` says they lag behind."""
     tx.run("ingest/mark_layers", space=job.space, session_ids=job.session_ids, layers=pending,
            known=layer_names())
-    tx.run("ingest/mark_live", space=job.space, conversation_id=job.conversation_id,
-           session_id=session_id(job.space, job.conversation.key, live.session.key),
-           last_message_at=live.last_message_at, pending=pending, sessions=sessions)
+    for name, last in [*live.ended.items(), (live.session.key, live.last_message_at)]:
+        tx.run("ingest/mark_live", space=job.space, conversation_id=job.conversation_id,
+               session_id=session_id(job.space, job.conversation.key, name),
+               last_message_at=last, pending=pending, sessions=sessions)

@@ -183,7 +183,8 @@ class LiveWriter:
                             live.new_session, live.forgotten, notes=list(live.notes))
         if not live.added:
             return report
-        waiting = [] if self.settings.live_derive == "inline" else [live.session.key]
+        waiting = ([] if self.settings.live_derive == "inline"
+                   else [c.key for c in live.record.sessions])
         try:
             done = GraphWriter(self._context(), now, "messages added").write(
                 space, [live.record], check=lambda tx, _job: unchanged(tx, live),

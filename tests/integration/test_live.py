@@ -164,6 +164,42 @@ def test_sessions_open_by_the_gap_or_by_name(memory: Memory, space: str) -> None
                                         "trips:1", "trips:2"]
 
 
+def test_a_gap_inside_one_call_opens_a_session_as_between_calls(memory: Memory,
+                                                               space: str) -> None:
+    at = datetime(2025, 5, 1, 9, 0)
+
+    def said(minutes: float, text: str) -> dict[str, str]:
+        return {"speaker": "Ann", "text": text,
+                "at": (at + timedelta(minutes=minutes)).isoformat()}
+
+    week = 7 * 24 * 60
+    report = memory.add_messages(space, "c", [
+        said(0, "Morning! I start the new job today."), said(10, "The office is by the river."),
+        said(week, "A week in, and I like it."), said(week - 5, "(written a bit earlier)"),
+        said(week + 5, "The team took me to lunch."), said(2 * week, "Two weeks now.")])
+    assert report.session == "session_3" and report.new_session
+    assert report.notes == ["the messages span 3 sessions (a gap of more than 30 minutes "
+                            "between two of them opens a new one): 'session_1', 'session_2', "
+                            "'session_3'"]
+    assert len(report.added) == 6
+    rows = query_rows(memory.store, "MATCH (s:Session {space: $s})-[:HAS_TURN]->(t) "
+                      "WITH s, t ORDER BY t.order RETURN s.key AS k, s.index AS i, "
+                      "s.last_message_at AS last, collect(t.source_id) AS ids ORDER BY i",
+                      s=space)
+    assert [(r["k"], r["i"], r["ids"]) for r in rows] == [
+        ("session_1", 0, ["session_1:1", "session_1:2"]),
+        ("session_2", 1, ["session_2:1", "session_2:2", "session_2:3"]),
+        ("session_3", 2, ["session_3:1"])]
+    assert [r["last"].to_native() for r in rows] == [
+        at + timedelta(minutes=10), at + timedelta(minutes=week + 5),
+        at + timedelta(minutes=2 * week)]
+    after = memory.add_messages(space, "c", [said(2 * week + 3, "Still day one of week 3.")])
+    assert after.session == "session_3" and not after.new_session and after.notes == []
+    named = memory.add_messages(space, "c", [said(3 * week, "x"), said(4 * week, "y")],
+                                session="log")
+    assert named.session == "log" and named.notes == []  # the caller placed them: one session
+
+
 def test_a_backdated_message_joins_the_open_session_and_says_so(memory: Memory,
                                                                space: str) -> None:
     at = datetime(2025, 5, 1, 9, 0)
