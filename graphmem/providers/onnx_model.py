@@ -40,6 +40,7 @@ EXPORT_VERSION = "1"  # bump when the exported graph changes
 MAX_BATCH = 16  # ONNX Runtime ran LoCoMo turns fastest in batches of 16 (178 turns/s; 64: 153)
 INPUTS = ("input_ids", "attention_mask", "token_type_ids")
 SHIPPED = Path(__file__).resolve().parent / "models"
+OWN_GRAPH = "model.onnx"  # a model folder's own graph, made with the model (train-embedder)
 
 
 def _check_mean_pooled(path: Path) -> int:
@@ -53,13 +54,26 @@ def _check_mean_pooled(path: Path) -> int:
         raise ConfigurationError(
             f"the onnx backend needs a sentence-transformers model folder at {path}: {exc}; "
             "set GRAPHMEM_EMBEDDING_BACKEND=torch") from exc
-    if modules[:2] != ["Transformer", "Pooling"] or not pooling.get("pooling_mode_mean_tokens") \
-            or any(v for k, v in pooling.items() if k.startswith("pooling_mode_")
-                   and k != "pooling_mode_mean_tokens"):
+    # sentence-transformers before 6 wrote one flag per pooling mode, from 6 on one name
+    mean = pooling.get("pooling_mode") == "mean" if "pooling_mode" in pooling else (
+        pooling.get("pooling_mode_mean_tokens") and not any(
+            v for k, v in pooling.items()
+            if k.startswith("pooling_mode_") and k != "pooling_mode_mean_tokens"))
+    if modules[:2] != ["Transformer", "Pooling"] or not mean:
         raise ConfigurationError(
             f"the onnx backend runs mean-pooled models only ({path} is {modules}); "
             "set GRAPHMEM_EMBEDDING_BACKEND=torch")
-    return int(config.get("max_seq_length") or 512)
+    return int(config.get("max_seq_length") or _tokenizer_limit(path) or 512)
+
+
+def _tokenizer_limit(path: Path) -> int | None:
+    """The longest input the model's tokenizer config allows (where sentence-transformers 6
+    keeps a model's max_seq_length)."""
+    try:
+        limit = json.loads((path / "tokenizer_config.json").read_text()).get("model_max_length")
+    except (OSError, ValueError):
+        return None
+    return int(limit) if isinstance(limit, int) and limit < 100_000 else None
 
 
 def safetensors_header(path: Path) -> tuple[dict[str, Any], int]:
@@ -114,13 +128,18 @@ def export_key(path: Path) -> str:
 
 def ensure_export(path: Path, cache_dir: Path, quantized: bool = False) -> Path | ShippedGraph:
     """The ONNX graph of the model at ``path`` (its 8-bit copy when ``quantized``): the shipped
-    one, or one made on this machine first if it lacks it."""
+    one, the one the model's folder carries (``model.onnx``, written by ``graphmem eval
+    train-embedder``), or one made on this machine first if it lacks both."""
     _check_mean_pooled(path)
     shipped = shipped_graph(path)
     if shipped is not None and not quantized:
         return shipped
+    own = path / OWN_GRAPH
+    if own.exists() and not quantized:
+        return own
     key = shipped.key if shipped is not None else export_key(path)
-    graph = cache_dir / "onnx" / f"{path.name}-{key}.onnx"
+    small = cache_dir / "onnx" / f"{path.name}-{key}-int8.onnx"
+    graph = own if own.exists() else cache_dir / "onnx" / f"{path.name}-{key}.onnx"
     if not graph.exists() and shipped is not None:
         materialise(shipped, graph)
     elif not graph.exists():
@@ -133,7 +152,6 @@ def ensure_export(path: Path, cache_dir: Path, quantized: bool = False) -> Path 
                 f"PyTorch ({exc.name} is missing): pip install 'graphmem[train]'") from exc
     if not quantized:
         return graph
-    small = graph.with_name(f"{graph.stem}-int8.onnx")
     if not small.exists():
         quantize(graph, small)
     return small

@@ -198,10 +198,15 @@ LICENCES = {"locomo": "CC BY-NC 4.0", "longmemeval": "MIT",
 
 def save(model: Any, out: Path, card: str) -> Path:
     """Write ``model`` as a sentence-transformers folder at ``out`` with ``card`` as its
-    README (in place of the generic one sentence-transformers writes)."""
+    README (in place of the generic one sentence-transformers writes) and its ONNX graph
+    (``model.onnx``), so that graphmem runs it without PyTorch."""
+    from graphmem.providers.onnx_export import export
+    from graphmem.providers.onnx_model import OWN_GRAPH
+
     out.mkdir(parents=True, exist_ok=True)
     model.save(str(out))
     (out / "README.md").write_text(card, encoding="utf-8")
+    export(out, out / OWN_GRAPH)
     return out
 
 

@@ -20,7 +20,7 @@ pytest.importorskip("sentence_transformers")  # the `train` extra
 
 
 def test_tuned_model_is_written_with_its_card_and_moves_questions_to_their_evidence(
-        tmp_path: Path) -> None:
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from sentence_transformers import SentenceTransformer
 
     out = tmp_path / "tuned"
@@ -50,6 +50,15 @@ def test_tuned_model_is_written_with_its_card_and_moves_questions_to_their_evide
         assert np.allclose(np.linalg.norm(e, axis=1), 1.0, atol=1e-5)
         after.append(float(np.mean(e @ q[0])))
     assert np.mean(after) > np.mean(before) + 0.01, (before, after)
+
+    # the folder carries its ONNX graph: graphmem runs it without exporting anything
+    def no_export(*_args: object, **_kwargs: object) -> None:
+        raise AssertionError("exported at run time")
+    monkeypatch.setattr("graphmem.providers.onnx_export.export", no_export)
+    onnx = SentenceTransformerEmbedder(str(out), cache_dir=tmp_path / "cache")
+    texts = [a.text for a in asked[:4]] + conversations[asked[0].conversation].lines[:4]
+    texts.append(" ".join(["a turn long enough to be cut where the model cuts it"] * 60))
+    assert np.abs(onnx.embed(texts) - tuned.embed(texts)).max() < 1e-5
 
 
 def test_training_refuses_no_data() -> None:
