@@ -219,23 +219,30 @@ class GraphStore:
         transaction that meets other writers (a lock held too long, a deadlock Neo4j broke)
         is run again from the start, with a growing random pause, until
         ``GRAPHMEM_WRITE_DEADLINE``; past it, :class:`BusyError` (nothing stored)."""
+        def once() -> T:
+            with self._session() as session:
+                return cast(T, session.execute_write(_unit(work, name)))
+        return self._until_deadline(once, name, "nothing of this write was stored")
+
+    def _until_deadline(self, attempt: Callable[[], T], name: str, lost: str) -> T:
+        """``attempt()``, made again after a transient failure (other writers met) with a
+        growing random pause until ``GRAPHMEM_WRITE_DEADLINE``; past it, :class:`BusyError`
+        saying ``lost``."""
         deadline = time.monotonic() + self.settings.write_deadline
-        for attempt in itertools.count():
+        for tries in itertools.count():
             try:
-                with self._session() as session:
-                    return cast(T, session.execute_write(_unit(work, name)))
+                return attempt()
             except (TransientError, ResultFailedError) as exc:
                 # a deadlock met while a result is read surfaces, once the driver rolls back,
                 # as a ResultFailedError caused by it: the same transient failure
                 if not _transient(exc):
                     raise
-                pause = min(1.0, 0.02 * 2 ** attempt) * random.uniform(0.5, 1.5)
+                pause = min(1.0, 0.02 * 2 ** tries) * random.uniform(0.5, 1.5)
                 if time.monotonic() + pause >= deadline:
                     raise BusyError(
                         f"{name}: other writers held the space for "
                         f"{self.settings.write_deadline:g}s (GRAPHMEM_WRITE_DEADLINE; "
-                        f"{exc.code or type(exc).__name__}); nothing of this write was "
-                        "stored: try again") from exc
+                        f"{exc.code or type(exc).__name__}); {lost}: try again") from exc
                 time.sleep(pause)
         raise AssertionError("unreachable")
 
@@ -256,9 +263,14 @@ class GraphStore:
         return self.write_tx(door, name)
 
     def run_autocommit(self, name: str, **params: Any) -> None:
-        """For statements that batch themselves (``CALL {...} IN TRANSACTIONS``)."""
-        with self._session() as session:
-            session.run(Query(_text(name), metadata={"graphmem": name}), params).consume()
+        """For statements that batch themselves (``CALL {...} IN TRANSACTIONS``), which are
+        written to be run again from the start: one that meets other writers is, as
+        :meth:`write_tx` runs a transaction again."""
+        def once() -> None:
+            with self._session() as session:
+                session.run(Query(_text(name), metadata={"graphmem": name}), params).consume()
+        self._until_deadline(once, name, "what its batches had done stays, running it again "
+                             "completes it")
 
     def apply_schema(self) -> list[str]:
         """Create every constraint and index (idempotent), then wait until they are online.

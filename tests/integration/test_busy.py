@@ -152,3 +152,40 @@ def test_rest_answers_an_unexpected_failure_in_its_format(
     assert "RuntimeError" in answer.json()["error"]["message"]
     assert "did not foresee" not in answer.text  # the log has it, the caller does not
     assert client.get("/v1/spaces", headers=auth).status_code == 200
+
+
+def test_reads_never_wait_for_a_writer_holding_the_space(memory: Memory, store: GraphStore,
+                                                         space: str) -> None:
+    """A writer holds the space's lock (an open transaction that took it, as the door does);
+    meanwhile a search from a client whose caches are cold, a listing of the messages and a
+    lookup of one message all answer, with what was committed before."""
+    memory.add_messages(space, "c", [
+        {"speaker": "Ann", "text": "My sister Beth adopted a greyhound called Pixel.",
+         "id": "m1"},
+        {"speaker": "Bo", "text": "Pixel is a lovely name for a fast dog.", "id": "m2"}])
+    reader = Memory(memory.settings, store=store, embedder=memory.embedder)  # cold caches
+    answers: dict[str, Any] = {}
+
+    def read() -> None:
+        answers["hits"] = reader.search("What dog did Beth adopt?", space=space,
+                                        max_tokens=200).hits
+        answers["messages"] = reader.messages(space, "c").messages
+        answers["unit"] = reader.unit(space, answers["hits"][0].id)
+
+    with store.driver.session(database=store.database) as session:
+        tx = session.begin_transaction()
+        tx.run(LOCK, space=space).consume()  # held until the end of the block
+        try:
+            thread = threading.Thread(target=read)
+            began = time.perf_counter()
+            thread.start()
+            thread.join(timeout=60)
+            waited = time.perf_counter() - began
+            assert not thread.is_alive(), "a read waited for the writer's lock"
+        finally:
+            tx.rollback()
+    reader.live.close()
+    assert any("greyhound" in h.text for h in answers["hits"]), answers["hits"]
+    assert [m.id for m in answers["messages"]] == ["m1", "m2"]
+    assert answers["unit"] is not None
+    assert waited < 30
