@@ -4,7 +4,10 @@ conversation all of them share) while M reader clients search and F forgetter cl
 messages the writers had acknowledged, LLM-free.
 
     python benchmarks/service_load.py [--writers 4] [--messages 20] [--readers 2]
-        [--forgetters 2] [--seconds 600] [--out load.json]
+        [--forgetters 2] [--seconds 600] [--spaces 1] [--out load.json]
+
+With ``--spaces N`` the clients are spread over N spaces (client k of each kind works in
+space k mod N; the shared conversation is one per space).
 
 With ``--seconds`` the writers write until that time is up (``--messages`` is then a bound);
 every forget waits a second after the last. A forgotten message must be gone afterwards, and
@@ -43,6 +46,19 @@ def backlog(url: str) -> float:
     return float("nan")
 
 
+def every_message(memory: Memory, space: str, conversation: str) -> list[str | None]:
+    """The ids of every message the conversation holds, page after page."""
+    ids: list[str | None] = []
+    cursor = None
+    for _ in range(100_000):  # bounded: a page is never empty while a cursor follows
+        page = memory.messages(space, conversation, limit=500, cursor=cursor)
+        ids += [m.id for m in page.messages]
+        cursor = page.next_cursor
+        if cursor is None:
+            break
+    return ids
+
+
 def main() -> None:
     parser = make_parser(__doc__)
     parser.add_argument("--writers", type=int, default=4)
@@ -51,19 +67,22 @@ def main() -> None:
     parser.add_argument("--forgetters", type=int, default=0)
     parser.add_argument("--seconds", type=float, default=None,
                         help="write for this long (the messages per writer bound it too)")
+    parser.add_argument("--spaces", type=int, default=1,
+                        help="spaces the clients are spread over")
     parser.add_argument("--out", type=Path, default=None)
     args = parser.parse_args()
-    space = f"bench-load-{uuid.uuid4().hex[:6]}"
+    run = uuid.uuid4().hex[:6]
+    spaces = [f"bench-load-{run}-{k}" for k in range(max(1, args.spaces))]
     port = 18000 + os.getpid() % 1000
     url = f"http://127.0.0.1:{port}"
-    env = {**os.environ, "GRAPHMEM_REST_TOKENS": json.dumps({TOKEN: [space]})}
+    env = {**os.environ, "GRAPHMEM_REST_TOKENS": json.dumps({TOKEN: spaces})}
     server = subprocess.Popen([sys.executable, "-m", "graphmem", "serve", "--port", str(port)],
                               env=env, cwd=ROOT, stdout=subprocess.DEVNULL)
     headers = {"Authorization": f"Bearer {TOKEN}"}
     took: dict[str, list[float]] = {"add": [], "search": [], "forget": []}
     errors: list[str] = []
-    acked: list[tuple[str, str]] = []  # (conversation, message id)
-    forgotten: set[tuple[str, str]] = set()
+    acked: list[tuple[str, str, str]] = []  # (space, conversation, message id)
+    forgotten: set[tuple[str, str, str]] = set()
     started = [time.perf_counter()]  # when the clients start (set again then)
     lock = threading.Lock()
     writing = threading.Event()
@@ -89,6 +108,7 @@ def main() -> None:
                 return httpx.Response(599, text=type(exc).__name__)
 
         def write(n: int) -> None:
+            space = spaces[n % len(spaces)]
             with httpx.Client(base_url=url, headers=headers, timeout=120) as client:
                 for i in range(args.messages):
                     if args.seconds is not None and time.perf_counter() - started[0] > args.seconds:
@@ -104,11 +124,13 @@ def main() -> None:
                     with lock:
                         took["add"].append((time.perf_counter() - began) * 1000)
                         if answer.status_code == 200 and ident in answer.json()["added"]:
-                            acked.append((conversation, ident))
+                            acked.append((space, conversation, ident))
                         else:
                             errors.append(f"add {answer.status_code}")
 
         def forget(n: int) -> None:
+            owner = n % args.writers  # forgets what this writer acknowledged, in its space
+            space = spaces[owner % len(spaces)]
             with httpx.Client(base_url=url, headers=headers, timeout=300) as client:
                 for _ in range(10_000):  # bounded; stops when the writers are done
                     if not writing.is_set():
@@ -116,21 +138,22 @@ def main() -> None:
                     time.sleep(1.0)
                     with lock:
                         mine = [a for a in acked if a not in forgotten
-                                and a[0] == f"own-{n % args.writers}"]
+                                and a[:2] == (space, f"own-{owner}")]
                     if len(mine) < 3:
                         continue
-                    conversation, ident = mine[len(mine) // 2]
+                    _, conversation, ident = mine[len(mine) // 2]
                     start = time.perf_counter()
                     answer = call(client, "forget", "post", f"/v1/spaces/{space}/forget", json={
                         "conversation": conversation, "messages": [ident]})
                     with lock:
                         took["forget"].append((time.perf_counter() - start) * 1000)
                         if answer.status_code == 200:
-                            forgotten.add((conversation, ident))
+                            forgotten.add((space, conversation, ident))
                         else:
                             errors.append(f"forget {answer.status_code}")
 
         def read(n: int) -> None:
+            space = spaces[n % len(spaces)]
             with httpx.Client(base_url=url, headers=headers, timeout=120) as client:
                 for i in range(10_000):  # bounded; stops when the writers are done
                     if not writing.is_set():
@@ -169,9 +192,11 @@ def main() -> None:
                 break
             time.sleep(0.5)
         with Memory() as memory:
-            stored = {(c.conversation, m.id) for c in memory.conversations(space)
-                      for m in memory.messages(space, c.conversation, limit=1000).messages}
-            memory.delete_space(space)
+            stored = {(space, c.conversation, m_id) for space in spaces
+                      for c in memory.conversations(space)
+                      for m_id in every_message(memory, space, c.conversation)}
+            for space in spaces:
+                memory.delete_space(space)
     finally:
         server.terminate()
         try:
@@ -183,6 +208,7 @@ def main() -> None:
             stopped = False
     result: dict[str, Any] = {
         "writers": args.writers, "messages_per_writer": args.messages, "readers": args.readers,
+        "forgetters": args.forgetters, "spaces": len(spaces),
         "writing_seconds": round(wrote, 1),
         "messages_per_second": round(len(took["add"]) / wrote, 1),
         "searches_per_second": round(len(took["search"]) / wrote, 1),
