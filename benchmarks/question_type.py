@@ -39,6 +39,7 @@ import numpy as np
 from common import DATA, LOCOMO, make_parser, publish
 
 from graphmem.client import Memory
+from graphmem.config import Settings
 from graphmem.eval.runner import load_questions, pick
 from graphmem.nlp import parse
 from graphmem.retrieve.base import Query
@@ -77,19 +78,23 @@ def question_columns(text: str) -> list[float]:
             math.log1p(len(doc)) / 4, float(WH.get(first, 5)), float(bool(GUESS.search(text)))]
 
 
-def load(conversations: int) -> tuple[list[Sample], list[str]]:
-    """Every question's cached candidates and the question's text, in the same order."""
+def load(conversations: int, settings_for: Callable[[str], Settings] | None = None
+         ) -> tuple[list[Sample], list[str]]:
+    """Every question's cached candidates and the question's text, in the same order; each
+    dataset's collected under ``settings_for(its name)`` when given (else the defaults)."""
     samples: list[Sample] = []
     texts: list[str] = []
-    with Memory(progress=True) as memory:
-        for dataset, path, options in sets(conversations):
+    for dataset, path, options in sets(conversations):
+        family = str(options.get("family", dataset))
+        settings = settings_for(family) if settings_for is not None else None
+        with Memory(settings, progress=True) as memory:
             found = collect(memory, dataset, path, print, **options)
-            asked = pick(load_questions(dataset, path), options.get("limit"), 0,  # type: ignore[arg-type]
-                         options.get("conversations"))
-            questions = [q for q in asked if q.evidence]
-            assert len(questions) == len(found), (path, len(questions), len(found))
-            samples += found
-            texts += [q.question for q in questions]
+        asked = pick(load_questions(dataset, path), options.get("limit"), 0,  # type: ignore[arg-type]
+                     options.get("conversations"))
+        questions = [q for q in asked if q.evidence]
+        assert len(questions) == len(found), (path, len(questions), len(found))
+        samples += found
+        texts += [q.question for q in questions]
     return samples, texts
 
 

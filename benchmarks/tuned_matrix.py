@@ -26,35 +26,21 @@ from typing import Any
 from common import make_parser, publish
 from question_type import by_category, fitter, load, sets, shipped_columns
 
-from graphmem.client import Memory
 from graphmem.config import Settings
-from graphmem.eval.runner import load_questions, pick
 from graphmem.retrieve.fused.ranker import load_ranker
 from graphmem.training import transfer
-from graphmem.training.ranker import collect
 from graphmem.training.samples import Sample
 
 
 def tuned_samples(models: Path, conversations: int) -> tuple[list[Sample], list[str]]:
     """Every question's candidates, each dataset's found by the embedder tuned without it,
     and the questions' texts, in ``question_type.load``'s order."""
-    samples: list[Sample] = []
-    texts: list[str] = []
-    for dataset, path, options in sets(conversations):
+    for dataset, _path, options in sets(conversations):
         family = str(options.get("family", dataset))
-        model = models / f"without-{family}"
-        if not model.exists():
-            raise SystemExit(f"no embedder tuned without {family} at {model}")
-        settings = Settings(embedding_model=str(model))
-        with Memory(settings, progress=True) as memory:
-            found = collect(memory, dataset, path, print, **options)
-        asked = pick(load_questions(dataset, path), options.get("limit"), 0,  # type: ignore[arg-type]
-                     options.get("conversations"))
-        questions = [q for q in asked if q.evidence]
-        assert len(questions) == len(found), (path, len(questions), len(found))
-        samples += found
-        texts += [q.question for q in questions]
-    return samples, texts
+        if not (models / f"without-{family}").exists():
+            raise SystemExit(f"no embedder tuned without {family} at {models}")
+    return load(conversations,
+                lambda family: Settings(embedding_model=str(models / f"without-{family}")))
 
 
 def measured(samples: list[Sample], rule: Any) -> tuple[dict[str, Any], Any]:
