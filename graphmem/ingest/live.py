@@ -208,8 +208,7 @@ def plan(store: GraphStore, space: str, conversation: str, messages: list[Messag
                  + ", ".join(repr(c.key) for c in chosen))
     record = ConversationRecord(key=conversation, sessions=tuple(chosen), source_format="live",
                                 source_file="(messages)")
-    added = [t.source_id for c in chosen for t in c.turns[len(base.turns) if c is chosen[0]
-                                                          else 0:]]
+    added = [t.source_id for c in chosen for t in c.turns][len(base.turns):]  # after the base's own
     previous = native_datetime(current["last_message_at"]) if open_now and current else None
     last = [max((m.at for m in run if m.at is not None), default=first_at) for run in runs]
     last[0] = max(last[0], previous) if previous else last[0]
@@ -219,7 +218,7 @@ def plan(store: GraphStore, space: str, conversation: str, messages: list[Messag
                     last_message_at=last[-1],
                     pending=list(row["pending"]), read=read, seen=row, notes=notes,
                     forgotten=forgotten,
-                    ended={c.key: at for c, at in zip(chosen[:-1], last, strict=False)})
+                    ended={c.key: at for c, at in zip(chosen[:-1], last[:-1], strict=True)})
 
 
 def _runs(fresh: list[Message], gap: timedelta, latest: datetime | None) -> list[list[Message]]:
