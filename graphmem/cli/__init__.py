@@ -29,11 +29,21 @@ def __getattr__(name: str) -> Any:
 
 def run() -> None:
     """The ``graphmem`` command. ``graphmem hook ...`` goes straight to the hook, which a
-    coding agent runs at every prompt: it loads what its backend needs and nothing else."""
+    coding agent runs at every prompt, and ``graphmem mcp ...`` to the MCP server: each loads
+    what it needs and nothing else."""
     if sys.argv[1:2] == ["hook"]:
         from graphmem.cli.hook import hook
 
         hook(args=sys.argv[2:], prog_name="graphmem hook")
+    elif sys.argv[1:2] == ["mcp"]:
+        # an agent that starts ``graphmem mcp`` waits for its handshake: the other commands
+        # (and what they import) are not loaded first. Its tools name their surface themselves.
+        import logging
+
+        from graphmem.cli.serve import mcp
+
+        logging.getLogger("neo4j").setLevel(logging.ERROR)
+        mcp(args=sys.argv[2:], prog_name="graphmem mcp")
     else:
         from graphmem.cli.commands import main
 

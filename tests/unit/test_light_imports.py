@@ -39,3 +39,18 @@ def test_the_mcp_server_is_built_before_the_client_loads() -> None:
     client, the driver and the models load on a thread after (``serve/later.py``)."""
     assert loaded_after("import graphmem.serve.mcp_tools, graphmem.serve.later, "
                         "graphmem.cli.serve") == set()
+
+
+def test_graphmem_mcp_starts_without_the_other_commands() -> None:
+    """`graphmem mcp` goes straight to its command: neither the root group's other commands
+    (evaluation, ingest, the retrieval registry) nor the driver are imported before the
+    handshake."""
+    code = ("import sys\nsys.argv = ['graphmem', 'mcp', '--help']\nfrom graphmem.cli import run\n"
+            "try:\n    run()\nexcept SystemExit:\n    pass\n"
+            "print('\\n'.join(sys.modules))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          check=True)
+    assert done.stdout.startswith("Usage: graphmem mcp") and "--transport" in done.stdout
+    loaded = set(done.stdout.split())
+    assert not loaded & {"graphmem.cli.commands", "graphmem.cli.evaluate", "graphmem.ingest",
+                         "graphmem.retrieve", "neo4j", "graphmem.client"}
