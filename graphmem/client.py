@@ -297,6 +297,7 @@ class Memory(SpaceAdmin):
     # ------------------------------------------------------------------ read path
     def search(
         self,
+        /,  # an override may be named anything (see below); never "self"
         question: str,
         *,
         space: str,
