@@ -1,9 +1,17 @@
-"""What the servers take and give: one set of models for MCP tools and REST routes alike."""
+"""What the servers take and give: one set of models for MCP tools and REST routes alike.
+
+An operation's input model (a subclass of :class:`OperationIn`) is its one declaration on the
+servers: it is the REST route's body, the MCP tool's parameters are made from its fields
+(``serve/tools/common.takes``), and both hand :meth:`OperationIn.arguments` to the ``Memory``
+method. A parameter added to the model reaches REST, MCP, the OpenAPI document and the
+TypeScript types with no other edit; ``tests/integration/test_operation_parameters.py``
+holds the model to the method's signature, field by field.
+"""
 
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
+from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt
 
@@ -33,16 +41,37 @@ class MessageIn(BaseModel):
         return self.model_dump(exclude_none=True)
 
 
-class AddIn(BaseModel):
-    messages: list[MessageIn]
+class OperationIn(BaseModel):
+    """The parameters of one operation as the servers take them."""
+
+    # fields that say where (a conversation named in the body), not what: each surface
+    # places them itself
+    routing: ClassVar[tuple[str, ...]] = ()
+    # a field's name on the wire -> the method's parameter (declared in graphmem.operations)
+    python_names: ClassVar[dict[str, str]] = {}
+
+    def arguments(self) -> dict[str, Any]:
+        """The method's keyword arguments: every field but the routing ones."""
+        return {self.python_names.get(name, name): getattr(self, name)
+                for name in type(self).model_fields if name not in self.routing}
+
+
+class AddIn(OperationIn):
+    routing: ClassVar[tuple[str, ...]] = ("conversation",)
+
+    messages: list[MessageIn] = Field(description="the messages, in the order they were said")
     conversation: str | None = Field(default=None, description=(
         "the conversation, for the route without it in the path (any key, '/' included)"))
     session: str | None = Field(default=None, description="a session key; default: the open "
                                 "session, or a new one after the configured silence")
 
+    def arguments(self) -> dict[str, Any]:
+        given = super().arguments()
+        return {**given, "messages": [m.message() for m in self.messages]}
 
-class QuestionIn(BaseModel):
-    question: str
+
+class QuestionIn(OperationIn):
+    question: str = Field(description="the question, in the user's words")
     strategy: str | None = Field(default=None, description="default: graphmem")
     budget: StrictInt | None = Field(default=None, description=(
         "context tokens, a whole number (true or 1000.0 are refused); default: 1000"))
@@ -155,7 +184,10 @@ class SpaceOut(BaseModel):
                 for r in rows if r["space"] in allowed]
 
 
-class ForgetIn(BaseModel):
+class ForgetIn(OperationIn):
+    routing: ClassVar[tuple[str, ...]] = ("conversation",)
+    python_names: ClassVar[dict[str, str]] = {"messages": "turns"}
+
     conversation: str | None = Field(default=None, description=(
         "the conversation, for the route without it in the path (any key, '/' included)"))
     sessions: list[str] | None = Field(default=None, description="session keys to forget")
@@ -201,7 +233,7 @@ class ForgetOut(BaseModel):
             "conversations": [r.conversation for r in reports]})
 
 
-class CorrectIn(BaseModel):
+class CorrectIn(OperationIn):
     turn_id: str = Field(description="the stored message's turn id (a hit's source_turn_ids)")
     text: str = Field(description="what the message says now")
     keep_old: StrictBool = Field(default=True, description=(

@@ -302,7 +302,10 @@ export interface components {
              * @description the conversation, for the route without it in the path (any key, '/' included)
              */
             conversation?: string | null;
-            /** Messages */
+            /**
+             * Messages
+             * @description the messages, in the order they were said
+             */
             messages: components["schemas"]["MessageIn"][];
             /**
              * Session
@@ -587,7 +590,10 @@ export interface components {
              * @description another name for budget (give one, or both equal)
              */
             max_tokens?: number | null;
-            /** Question */
+            /**
+             * Question
+             * @description the question, in the user's words
+             */
             question: string;
             /**
              * Strategy

@@ -14,8 +14,7 @@ router = APIRouter(prefix="/v1/spaces/{space}")
 def add_messages(space: str, conversation: str, body: AddIn, who: Caller, memory: Memories,
                  metrics: Counted) -> AddOut:
     """Remember messages; they are searchable when this returns."""
-    report = memory.add_messages(who.resolve(space), conversation,
-                                 [m.message() for m in body.messages], session=body.session)
+    report = memory.add_messages(who.resolve(space), conversation, **body.arguments())
     metrics.added(report)
     return AddOut.of(report)
 
@@ -32,8 +31,7 @@ def add_messages_to(space: str, body: AddIn, who: Caller, memory: Memories,
 def search(space: str, body: QuestionIn, who: Caller, memory: Memories,
            metrics: Counted) -> SearchOut:
     """The memory context for a question, within a token budget."""
-    result = memory.search(body.question, space=who.resolve(space), strategy=body.strategy,
-                           budget=body.budget, max_tokens=body.max_tokens)
+    result = memory.search(space=who.resolve(space), **body.arguments())
     metrics.searched(result.strategy)
     return SearchOut.of(result)
 
@@ -41,9 +39,7 @@ def search(space: str, body: QuestionIn, who: Caller, memory: Memories,
 @router.post("/answer")
 def answer(space: str, body: QuestionIn, who: Caller, memory: Memories) -> AnswerOut:
     """An answer from memory by the server's LLM."""
-    return AnswerOut.of(memory.answer(body.question, space=who.resolve(space),
-                                      strategy=body.strategy, budget=body.budget,
-                                      max_tokens=body.max_tokens))
+    return AnswerOut.of(memory.answer(space=who.resolve(space), **body.arguments()))
 
 
 @router.post("/refresh")

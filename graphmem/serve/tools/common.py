@@ -2,17 +2,44 @@
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable
-from typing import Any
+from typing import Annotated, Any, TypeVar
 
 from mcp.server.auth.middleware.auth_context import get_access_token
 from mcp.server.mcpserver.exceptions import ToolError
+from pydantic import BaseModel, Field
 
 from graphmem.errors import GraphmemError
 from graphmem.serve.access import Spaces, caller_id
 from graphmem.telemetry import acting
 
 Allowed = Callable[[], Spaces]  # the spaces the calling request may use
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def takes(model: type[BaseModel], *, leave: tuple[str, ...] = ()) -> Callable[[F], F]:
+    """A tool whose parameters are ``model``'s fields (name, type, bounds, default and
+    description; ``leave``: the ones the tool declares itself, or not at all) followed by the
+    function's own named parameters. The function takes the fields as ``**given``; the MCP
+    server reads the signature made here, so the tool's schema and the REST body are one
+    model's."""
+    def make(func: F) -> F:
+        signature = inspect.signature(func, eval_str=True)
+        own = [p for p in signature.parameters.values() if p.kind is not p.VAR_KEYWORD]
+        fields = [inspect.Parameter(
+            name, inspect.Parameter.KEYWORD_ONLY,
+            default=inspect.Parameter.empty if field.is_required() else field.default,
+            annotation=Annotated[(field.annotation, *field.metadata,
+                                  Field(description=field.description))])
+            for name, field in model.model_fields.items() if name not in leave]
+        ordered = [*(p.replace(kind=p.KEYWORD_ONLY) for p in own if p.default is p.empty),
+                   *(f for f in fields if f.default is f.empty),
+                   *(f for f in fields if f.default is not f.empty),
+                   *(p.replace(kind=p.KEYWORD_ONLY) for p in own if p.default is not p.empty)]
+        func.__signature__ = signature.replace(parameters=ordered)  # type: ignore[attr-defined]
+        return func
+    return make
 
 
 def guard(call: Callable[[], Any]) -> Any:

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from mcp.server import MCPServer
 
 from graphmem.errors import InputError
 from graphmem.ids import turn_parts
-from graphmem.serve.schemas import CorrectOut, ForgetOut
-from graphmem.serve.tools.common import Allowed, guard
+from graphmem.serve.schemas import CorrectIn, CorrectOut, ForgetIn, ForgetOut
+from graphmem.serve.tools.common import Allowed, guard, takes
 
 if TYPE_CHECKING:  # the client (and the driver) load after the handshake
     from graphmem.client import Memory
@@ -17,19 +17,20 @@ if TYPE_CHECKING:  # the client (and the driver) load after the handshake
 
 def register(server: MCPServer, memory: Memory, allowed: Allowed) -> None:
     @server.tool()
+    @takes(ForgetIn, leave=ForgetIn.routing)
     def forget_memory(conversation: str | None = None, space: str | None = None,
-                      sessions: list[str] | None = None,
-                      messages: list[str] | None = None,
-                      whole_conversation: bool = False,
-                      memory_ids: list[str] | None = None) -> ForgetOut:
+                      memory_ids: list[str] | None = None, **given: Any) -> ForgetOut:
         """Forget for good, with everything derived from it: the memories whose ids
         search_memory gave (memory_ids, from any conversation), or in one conversation its
         messages (their ids), sessions (their keys) or, with whole_conversation true, all
         of it. An empty list forgets nothing."""
+        body = ForgetIn.model_validate(given)
+
         def run() -> ForgetOut:
             where = allowed().resolve(space)
             if memory_ids is not None:
-                if conversation is not None or sessions or messages or whole_conversation:
+                if conversation is not None or body.sessions or body.messages \
+                        or body.whole_conversation:
                     raise InputError("give memory_ids, or a conversation with what to "
                                      "forget in it, not both", field="memory_ids")
                 return ForgetOut.of_many([memory.forget(where, key, turns=ids) for key, ids
@@ -37,18 +38,17 @@ def register(server: MCPServer, memory: Memory, allowed: Allowed) -> None:
             if conversation is None:
                 raise InputError("name the conversation, or give memory_ids",
                                  field="conversation")
-            return ForgetOut.of(memory.forget(where, conversation, sessions=sessions,
-                                              turns=messages,
-                                              whole_conversation=whole_conversation))
+            return ForgetOut.of(memory.forget(where, conversation, **body.arguments()))
         return guard(run)  # type: ignore[no-any-return]
 
     @server.tool()
-    def correct_message(turn_id: str, text: str, space: str | None = None,
-                        keep_old: bool = True) -> CorrectOut:
+    @takes(CorrectIn)
+    def correct_message(space: str | None = None, **given: Any) -> CorrectOut:
         """Correct what a stored message says (its turn id comes from a search hit or
         list_messages); the old text is kept as a revision unless keep_old is false."""
+        body = CorrectIn.model_validate(given)
         return guard(lambda: CorrectOut.of(memory.correct(  # type: ignore[no-any-return]
-            allowed().resolve(space), turn_id, text, keep_old=keep_old)))
+            allowed().resolve(space), **body.arguments())))
 
 
 def by_conversation(space: str, memory_ids: list[str]) -> dict[str, list[str]]:
