@@ -33,8 +33,10 @@ def vector(memory: Memory, text: str) -> list[float]:
 
 
 def _edu_rows(store: GraphStore, space: str) -> list[dict[str, Any]]:
+    # exact: the approximate index, shared by every space of the database, may return fewer
+    # of this space's EDUs than it holds when other spaces hold many
     return store.read("retrieve/edus_vector", space=space, embedding=[0.05] * 384, k=100,
-                      candidates=20_000, exact=False)
+                      candidates=20_000, exact=True)
 
 
 def _units(store: GraphStore, space: str, **params: Any) -> list[dict[str, Any]]:

@@ -4,6 +4,7 @@ and REST answers that with 503 and Retry-After in its usual error shape, never a
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
 from collections.abc import Iterator
@@ -189,3 +190,37 @@ def test_reads_never_wait_for_a_writer_holding_the_space(memory: Memory, store: 
     assert [m.id for m in answers["messages"]] == ["m1", "m2"]
     assert answers["unit"] is not None
     assert waited < 30
+
+
+
+def test_writers_of_one_space_take_turns_without_a_deadlock(
+        memory: Memory, space: str, caplog: pytest.LogCaptureFixture) -> None:
+    """Every change of a space first writes its Space node (``ingest/lock_space``). Taking
+    that lock must not go through a shared lock (as a MERGE of an existing node does), or two
+    writers that hold one each both wait to write it: Neo4j ends one as a deadlock, which
+    runs again a second later (measured: 24 of 60 live adds from four threads, add p95 7 s).
+    Here four threads add messages to one space at once, half to one conversation they share,
+    with the background derivation running: no transaction meets a deadlock."""
+    failures: list[BaseException] = []
+
+    def writer(k: int) -> None:
+        try:
+            for i in range(6):
+                memory.add_messages(space, "shared" if i % 2 else f"own-{k}", [{
+                    "speaker": f"P{k}", "text": f"Message {i} of writer {k}: hiking again."}])
+        except BaseException as exc:  # reported below
+            failures.append(exc)
+
+    with caplog.at_level(logging.WARNING, logger="neo4j"):
+        threads = [threading.Thread(target=writer, args=(k,)) for k in range(4)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(120)
+        memory.flush(60)
+    assert failures == []
+    deadlocks = [r.getMessage() for r in caplog.records if "Deadlock" in r.getMessage()]
+    assert deadlocks == [], f"{len(deadlocks)} deadlocks, the first: {deadlocks[0][:300]}"
+    stored = sum(len(memory.messages(space, c).messages)
+                 for c in ["shared", *(f"own-{k}" for k in range(4))])
+    assert stored == 24
