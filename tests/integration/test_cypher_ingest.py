@@ -92,6 +92,13 @@ def _link(store: GraphStore, space: str, memory: Memory) -> None:
                        conversation_id=cid) == [{"links": 16}]
     [row] = store.read("admin/turn_neighbours", space=space, conversation_id=cid)
     assert row["chain"][:3] == ["s1:1", "s1:2", "s1:3"] and len(row["chain"]) == 17
+    # a chain that holds already is left as it is: nothing written (a live message's
+    # transaction writes its own turn's seq and link, not every turn of the conversation)
+    with store.driver.session(database=store.database) as session:
+        again = session.run(cypher.load("ingest/turns/link_turns"), space=space,
+                            conversation_id=cid).consume().counters
+    assert (again.properties_set, again.relationships_created,
+            again.relationships_deleted) == (0, 0, 0)
 
 
 @case("ingest/mark_layers")
