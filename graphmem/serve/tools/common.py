@@ -29,7 +29,8 @@ def takes(model: type[BaseModel], *, leave: tuple[str, ...] = ()) -> Callable[[F
         own = [p for p in signature.parameters.values() if p.kind is not p.VAR_KEYWORD]
         fields = [inspect.Parameter(
             name, inspect.Parameter.KEYWORD_ONLY,
-            default=inspect.Parameter.empty if field.is_required() else field.default,
+            default=(inspect.Parameter.empty if field.is_required()
+                     else field.get_default(call_default_factory=True)),
             annotation=Annotated[(field.annotation, *field.metadata,
                                   Field(description=field.description))])
             for name, field in model.model_fields.items() if name not in leave]
