@@ -34,10 +34,8 @@ def takes(model: type[BaseModel], *, leave: tuple[str, ...] = ()) -> Callable[[F
             annotation=Annotated[(field.annotation, *field.metadata,
                                   Field(description=field.description))])
             for name, field in model.model_fields.items() if name not in leave]
-        ordered = [*(p.replace(kind=p.KEYWORD_ONLY) for p in own if p.default is p.empty),
-                   *(f for f in fields if f.default is f.empty),
-                   *(f for f in fields if f.default is not f.empty),
-                   *(p.replace(kind=p.KEYWORD_ONLY) for p in own if p.default is not p.empty)]
+        # keyword-only, so a parameter without a default may follow one with a default
+        ordered = [*fields, *(p.replace(kind=p.KEYWORD_ONLY) for p in own)]
         func.__signature__ = signature.replace(parameters=ordered)  # type: ignore[attr-defined]
         return func
     return make
