@@ -110,14 +110,7 @@ class SpaceAdmin(ABC):
                                since=None if since is None else naive_utc(since),
                                newest_first=newest_first, cursor=cursor,
                                limit=limit + 1)
-        page = [StoredMessage(id=r["id"], turn_id=r["turn_id"], speaker=r["speaker"],
-                        text=r["text"], image_caption=r["image_caption"],
-                        said_at=native_datetime(r["said_at"]), session=r["session"],
-                        session_started_at=native_datetime(r["session_started_at"]))
-                for r in rows[:limit]]
-        more = len(rows) > limit
-        return MessagePage(space=space, conversation=conversation, messages=page,
-                           next_cursor=rows[limit - 1]["seq"] if more else None)
+        return message_page(space, conversation, rows, limit, cursor)
 
     def unit(self, space: str, id: str) -> StoredUnit | None:
         """Any node of ``space`` by its id (a turn, statement, event, scene, episodic unit...)
@@ -260,3 +253,25 @@ def _plain(value: Any) -> Any:
     if isinstance(value, list):
         return [_plain(v) for v in value]
     return value.to_native() if hasattr(value, "to_native") else value
+
+
+# what a message row needs; a read that meets a message as a forget deletes it gets nulls
+# (Neo4j reads each value as committed at that moment)
+_MESSAGE = ("id", "turn_id", "speaker", "text", "session", "seq")
+
+
+def message_page(space: str, conversation: str, rows: list[dict[str, Any]], limit: int,
+                 cursor: int | None) -> MessagePage:
+    """One page of ``admin/messages``' rows (``limit`` + 1 read, to tell whether more
+    follow). A message deleted while it was read is left out, and the next page starts after
+    the last row read, so none that stays is skipped."""
+    shown = [r for r in rows[:limit] if all(r.get(k) is not None for k in _MESSAGE)]
+    page = [StoredMessage(id=r["id"], turn_id=r["turn_id"], speaker=r["speaker"],
+                          text=r["text"], image_caption=r["image_caption"],
+                          said_at=native_datetime(r["said_at"]), session=r["session"],
+                          session_started_at=native_datetime(r["session_started_at"]))
+            for r in shown]
+    more = len(rows) > limit
+    after = next((r["seq"] for r in reversed(rows[:limit]) if r.get("seq") is not None), cursor)
+    return MessagePage(space=space, conversation=conversation, messages=page,
+                       next_cursor=after if more else None)

@@ -186,8 +186,21 @@ def tokenize(texts: list[str], ids: bool = True) -> Any:
 def read_space_turns(store: GraphStore, space: str,
                      previous: SpaceTurns | None = None) -> SpaceTurns:
     """The space's table; the terms of turns ``previous`` (an older table) held are kept."""
-    rows = store.read("retrieve/space_turns", space=space)
-    changed = store.read("retrieve/space_supersessions", space=space)
+    return turn_table(store.read("retrieve/space_turns", space=space),
+                      store.read("retrieve/space_supersessions", space=space), previous)
+
+
+# what a row needs; a read that meets a turn (or its session) as another transaction deletes
+# it gets these as null (Neo4j reads what is committed when each value is read)
+NEEDED = ("id", "speaker", "text", "source_id", "session_id")
+
+
+def turn_table(rows: list[dict[str, Any]], changed: list[dict[str, Any]],
+               previous: SpaceTurns | None = None) -> SpaceTurns:
+    """The table of ``rows`` (``retrieve/space_turns``'s, in time order) and their
+    supersessions. A turn deleted while it was read is left out: the forget that deleted it
+    gave the space a new revision, so the next search reads the table again."""
+    rows = [row for row in rows if all(row.get(k) is not None for k in NEEDED)]
     order: dict[str, int] = {}
     for row in rows:  # rows come in time order: conversation, session index, position
         order.setdefault(row["session_id"], len(order))

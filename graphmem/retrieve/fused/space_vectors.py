@@ -113,7 +113,9 @@ def read_space_vectors(store: GraphStore, space: str, kinds: Sequence[str],
                     got = fetched.get((row["kind"], row["id"]))
                     if got is not None:
                         row["embedding"], row["hash"] = got["embedding"], got["hash"]
-            rows = [row for row in rows if row["embedding"] is not None]
+    # a unit deleted while it was read comes without its vector: the change that deleted it
+    # gave the space a new revision, so the next search reads again
+    rows = [row for row in rows if row["embedding"] is not None and row["turn_ids"] is not None]
     found: dict[str, tuple[list[str], list[Any], list[list[str]], list[str | None]]] = \
         defaultdict(lambda: ([], [], [], []))
     for row in rows:
