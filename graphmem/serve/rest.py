@@ -20,6 +20,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.responses import Response
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from graphmem import __version__
 from graphmem.client import Memory
@@ -113,14 +114,41 @@ def build_app(memory: Memory, tokens: Mapping[str, Spaces], max_body_bytes: int)
         where = ".".join(str(p) for p in first.get("loc", ()))
         return error(422, "input", f"{where}: {first.get('msg', 'invalid request')}", where)
 
-    @app.exception_handler(Exception)
-    async def unexpected(request: Request, exc: Exception) -> JSONResponse:
-        """Anything else: logged with its traceback, answered in graphmem's format (the
-        connection stays usable), never with what the request carried."""
-        log.error("%s %s failed", request.method, request.url.path, exc_info=exc)
-        return error(500, "internal", f"the server failed ({type(exc).__name__}); nothing "
-                     "was acknowledged by this request: see the server's log")
-
     for router in ROUTERS:
         app.include_router(router)
+    # outside every other middleware: a failure anywhere inside is answered here
+    app.add_middleware(Unexpected)
     return app
+
+
+class Unexpected:
+    """Anything no handler took: logged with its traceback, answered in graphmem's format,
+    never with what the request carried. Caught here rather than by an exception handler,
+    which Starlette answers and then raises again, so that uvicorn closes the connection and
+    the client's next request on it is reset."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        started = False
+
+        async def sending(message: Message) -> None:
+            nonlocal started
+            started = started or message["type"] == "http.response.start"
+            await send(message)
+
+        try:
+            await self.app(scope, receive, sending)
+        except Exception as exc:
+            if started:  # part of an answer is out: only closing the connection says so
+                raise
+            inner = exc.exceptions[0] if (isinstance(exc, BaseExceptionGroup)
+                                          and len(exc.exceptions) == 1) else exc
+            log.error("%s %s failed", scope["method"], scope["path"], exc_info=inner)
+            answer = error(500, "internal", f"the server failed ({type(inner).__name__}); "
+                           "nothing was acknowledged by this request: see the server's log")
+            await answer(scope, receive, send)
