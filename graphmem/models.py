@@ -10,6 +10,10 @@ from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
+# a result the servers send: its fields with defaults are always there, so required in the
+# answer's schema (graphmem.serve.schemas.Answered says the same for the servers' own models)
+ANSWERED = ConfigDict(json_schema_serialization_defaults_required=True)
+
 
 class TurnRecord(BaseModel):
     """One utterance as parsed from an input file (before it becomes a Turn node)."""
@@ -120,6 +124,8 @@ class Answer(BaseModel):
 class StoredConversation(BaseModel):
     """One conversation of a space, as :meth:`Memory.conversations` lists it."""
 
+    model_config = ANSWERED
+
     conversation: str
     sessions: int
     messages: int
@@ -132,6 +138,8 @@ class StoredConversation(BaseModel):
 class StoredMessage(BaseModel):
     """One stored message (a turn) with its session."""
 
+    model_config = ANSWERED
+
     id: str = Field(description="the message's id in its conversation (the input's id)")
     turn_id: str = Field(description="the Turn node's id")
     speaker: str
@@ -143,6 +151,8 @@ class StoredMessage(BaseModel):
 
 
 class MessagePage(BaseModel):
+    model_config = ANSWERED
+
     space: str
     conversation: str
     messages: list[StoredMessage]
@@ -153,6 +163,8 @@ class MessagePage(BaseModel):
 class StoredUnit(BaseModel):
     """Any node of a space (a turn, a statement, an event, a scene...) with its sources."""
 
+    model_config = ANSWERED
+
     kind: str
     id: str
     properties: dict[str, object] = Field(description="every property but vectors")
@@ -162,6 +174,8 @@ class StoredUnit(BaseModel):
 
 class SpaceChange(BaseModel):
     """One entry of a space's history: a kind of change, never its content."""
+
+    model_config = ANSWERED
 
     id: str
     at: datetime

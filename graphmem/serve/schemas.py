@@ -20,6 +20,14 @@ from graphmem.markers import mark
 from graphmem.models import Answer, CorrectReport, ForgetReport, Hit, LiveReport, SearchResult
 
 
+class Answered(BaseModel):
+    """A server's answer: a field with a default is always sent, so the answer's schema lists
+    it as required (the typed clients need not test for it); the same default leaves a request's
+    field optional."""
+
+    model_config = ConfigDict(json_schema_serialization_defaults_required=True)
+
+
 class MessageIn(BaseModel):
     """A message to remember, in the shape the Python API takes: ``speaker`` / ``text`` or
     their OpenAI-style synonyms ``role`` / ``content`` (one of each pair, not both)."""
@@ -79,7 +87,7 @@ class QuestionIn(OperationIn):
         "another name for budget (give one, or both equal)"))
 
 
-class HitOut(BaseModel):
+class HitOut(Answered):
     id: str = Field(description="the unit's node id (GET .../units/{id} opens it)")
     text: str
     score: float
@@ -103,7 +111,7 @@ class HitOut(BaseModel):
                    source_conversations=[p[0] if p else None for p in located])
 
 
-class SearchOut(BaseModel):
+class SearchOut(Answered):
     context: str = Field(description="the memory to read, within the token budget")
     marked_context: str = Field(description=(
         "the context wrapped in <graphmem-context> tags, to put into a prompt: every write "
@@ -139,7 +147,7 @@ class SearchOut(BaseModel):
                    hits=[HitOut.of(h, result.space) for h in result.hits if h.id in shown])
 
 
-class AddOut(BaseModel):
+class AddOut(Answered):
     conversation: str
     session: str = Field(description="the session the messages joined")
     added: list[str] = Field(description="ids of the stored messages")
@@ -163,7 +171,7 @@ class AddOut(BaseModel):
                    notes=report.notes, stripped=report.stripped, emptied=report.emptied)
 
 
-class AnswerOut(BaseModel):
+class AnswerOut(Answered):
     answer: str
     fallback: str | None = Field(description="why no LLM answer was used, when none was")
     context: str
@@ -173,7 +181,7 @@ class AnswerOut(BaseModel):
         return cls(answer=reply.answer, fallback=reply.fallback, context=reply.search.context)
 
 
-class SpaceOut(BaseModel):
+class SpaceOut(Answered):
     space: str
     conversations: int
     turns: int
@@ -197,7 +205,7 @@ class ForgetIn(OperationIn):
         "forget the whole conversation (given instead of messages and sessions)"))
 
 
-class ForgetOut(BaseModel):
+class ForgetOut(Answered):
     conversation: str
     messages: int = Field(description="messages forgotten")
     sessions: int = Field(description="sessions forgotten whole")
@@ -240,7 +248,7 @@ class CorrectIn(OperationIn):
         "keep the old text on the turn as a revision; false: it is gone everywhere"))
 
 
-class CorrectOut(BaseModel):
+class CorrectOut(Answered):
     turn_id: str
     revisions: int = Field(description="earlier texts kept on the turn")
     layers: list[str] = Field(description="layers derived again")
@@ -256,9 +264,9 @@ class CorrectOut(BaseModel):
                    stripped=report.stripped, pending=report.pending)
 
 
-class Deleted(BaseModel):
+class Deleted(Answered):
     deleted: bool
 
 
-class Refreshed(BaseModel):
+class Refreshed(Answered):
     refreshed: dict[str, list[str]]

@@ -9,7 +9,13 @@ import ts from "typescript";
 
 const root = join(import.meta.dirname, "..");
 const file = join(root, "src", "index.ts");
-const source = ts.createSourceFile(file, readFileSync(file, "utf8"), ts.ScriptTarget.ES2022, true);
+// the options' types are made from the generated schema: the checker resolves them
+const program = ts.createProgram([file], {
+  target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.NodeNext,
+  moduleResolution: ts.ModuleResolutionKind.NodeNext, strict: true, skipLibCheck: true,
+});
+const checker = program.getTypeChecker();
+const source = program.getSourceFile(file);
 const snake = (name) => name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
 
 function routeOf(body) {
@@ -53,8 +59,12 @@ ts.forEachChild(source, (node) => {
     if (!ts.isMethodDeclaration(member) || !member.body) continue;
     const fields = [];
     for (const parameter of member.parameters) {
-      if (parameter.type && ts.isTypeLiteralNode(parameter.type)) {
-        for (const m of parameter.type.members) fields.push(snake(m.name.getText(source)));
+      // an options object (a type literal, or a type made from the schema): its members
+      const type = checker.getTypeAtLocation(parameter);
+      const options = (type.flags & ts.TypeFlags.Object) !== 0
+        && type.getSymbol()?.getName() !== "Array";
+      if (options) {
+        for (const m of checker.getPropertiesOfType(type)) fields.push(snake(m.getName()));
       } else {
         fields.push(snake(parameter.name.getText(source)));
       }

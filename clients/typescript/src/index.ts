@@ -22,6 +22,43 @@ export type StoredUnit = components["schemas"]["StoredUnit"];
 export type SpaceChange = components["schemas"]["SpaceChange"];
 export type CorrectResult = components["schemas"]["CorrectOut"];
 
+type Schemas = components["schemas"];
+type Query<P extends keyof paths> = paths[P] extends { get: { parameters: { query?: infer Q } } }
+  ? NonNullable<Q>
+  : never;
+
+/** A wire name (`max_tokens`) as this client's option name (`maxTokens`). */
+type Camel<S extends string> = S extends `${infer Head}_${infer Tail}`
+  ? `${Head}${Capitalize<Camel<Tail>>}`
+  : S;
+
+/** The optional fields of a generated request type, camelCased and without the ones a
+ * method takes as its own parameters (`Given`): an operation's options come from the
+ * server's schema, so a field added there is an option here once `npm run generate` runs. */
+export type Options<T, Given extends keyof T = never> = {
+  [K in Exclude<keyof T, Given> as Camel<K & string>]?: NonNullable<T[K]>;
+};
+
+export type SearchOptions = Options<Schemas["QuestionIn"], "question">;
+export type AnswerOptions = SearchOptions;
+export type AddOptions = Options<Schemas["AddIn"], "messages" | "conversation">;
+export type MessagesOptions = Options<Query<"/v1/spaces/{space}/messages">, "conversation">;
+export type ForgetWhat = Options<Schemas["ForgetIn"], "conversation">;
+export type CorrectOptions = Options<Schemas["CorrectIn"], "turn_id" | "text">;
+export type HistoryOptions = Options<Query<"/v1/spaces/{space}/history">>;
+
+/** Options as the wire names them (`maxTokens` -> `max_tokens`); what is left out is not
+ * sent, so the server's own default applies. */
+function wire<T>(options: object): Partial<T> {
+  const out: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(options)) {
+    if (value !== undefined) {
+      out[name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)] = value;
+    }
+  }
+  return out as Partial<T>;
+}
+
 /** The marker graphmem wraps recalled context in; every write path takes it out again. */
 export const CONTEXT_OPEN = "<graphmem-context>";
 export const CONTEXT_CLOSE = "</graphmem-context>";
@@ -80,20 +117,11 @@ export class Graphmem {
   }
 
   /** The evidence for `question` in `space`, packed within `budget` tokens. */
-  async search(
-    space: string,
-    question: string,
-    options: { budget?: number; strategy?: string; maxTokens?: number } = {},
-  ): Promise<SearchResult> {
+  async search(space: string, question: string, options: SearchOptions = {}): Promise<SearchResult> {
     return unwrap(
       await this.api.POST("/v1/spaces/{space}/search", {
         params: { path: { space } },
-        body: {
-          question,
-          budget: options.budget ?? null,
-          strategy: options.strategy ?? null,
-          max_tokens: options.maxTokens ?? null,
-        },
+        body: { ...wire<Schemas["QuestionIn"]>(options), question },
       }),
     );
   }
@@ -103,12 +131,12 @@ export class Graphmem {
     space: string,
     conversation: string,
     messages: MessageInput[],
-    options: { session?: string } = {},
+    options: AddOptions = {},
   ): Promise<AddResult> {
     return unwrap(
       await this.api.POST("/v1/spaces/{space}/messages", {
         params: { path: { space } },
-        body: { conversation, messages, session: options.session ?? null },
+        body: { ...wire<Schemas["AddIn"]>(options), conversation, messages },
       }),
     );
   }
@@ -116,62 +144,34 @@ export class Graphmem {
   /** A conversation's messages in time order (`newestFirst`: the latest first), a page at a
    * time: `cursor` is the page's `next_cursor`; `since` keeps the messages at or after an ISO
    * date or time. */
-  async messages(
-    space: string,
-    conversation: string,
-    options: { limit?: number; newestFirst?: boolean; since?: string; cursor?: number } = {},
-  ): Promise<MessagePage> {
+  async messages(space: string, conversation: string, options: MessagesOptions = {}): Promise<MessagePage> {
     return unwrap(
       await this.api.GET("/v1/spaces/{space}/messages", {
         params: {
           path: { space },
-          query: {
-            conversation,
-            limit: options.limit,
-            newest_first: options.newestFirst,
-            since: options.since,
-            cursor: options.cursor,
-          },
+          query: { ...wire<Query<"/v1/spaces/{space}/messages">>(options), conversation },
         },
       }),
     );
   }
 
   /** Forget messages by id, sessions by key, or the whole conversation, everywhere. */
-  async forget(
-    space: string,
-    conversation: string,
-    what: { messages?: string[]; sessions?: string[]; wholeConversation?: boolean },
-  ): Promise<ForgetResult> {
+  async forget(space: string, conversation: string, what: ForgetWhat): Promise<ForgetResult> {
     return unwrap(
       await this.api.POST("/v1/spaces/{space}/forget", {
         params: { path: { space } },
-        body: {
-          conversation,
-          messages: what.messages ?? null,
-          sessions: what.sessions ?? null,
-          whole_conversation: what.wholeConversation ?? false,
-        },
+        body: { ...wire<Schemas["ForgetIn"]>(what), conversation },
       }),
     );
   }
 
   /** An answer to `question` from the retrieved context by the server's LLM (a server
    * without one refuses, naming the settings it needs). */
-  async answer(
-    space: string,
-    question: string,
-    options: { budget?: number; strategy?: string; maxTokens?: number } = {},
-  ): Promise<AnswerResult> {
+  async answer(space: string, question: string, options: AnswerOptions = {}): Promise<AnswerResult> {
     return unwrap(
       await this.api.POST("/v1/spaces/{space}/answer", {
         params: { path: { space } },
-        body: {
-          question,
-          budget: options.budget ?? null,
-          strategy: options.strategy ?? null,
-          max_tokens: options.maxTokens ?? null,
-        },
+        body: { ...wire<Schemas["QuestionIn"]>(options), question },
       }),
     );
   }
@@ -206,26 +206,21 @@ export class Graphmem {
   }
 
   /** The space's changes, the latest first. */
-  async history(space: string, options: { limit?: number } = {}): Promise<SpaceChange[]> {
+  async history(space: string, options: HistoryOptions = {}): Promise<SpaceChange[]> {
     return unwrap(
       await this.api.GET("/v1/spaces/{space}/history", {
-        params: { path: { space }, query: { limit: options.limit } },
+        params: { path: { space }, query: wire<Query<"/v1/spaces/{space}/history">>(options) },
       }),
     );
   }
 
   /** Replace a stored turn's text everywhere it was derived from (`keepOld`, by default: the
    * old text stays on the turn as a revision; false: it is gone everywhere). */
-  async correct(
-    space: string,
-    turnId: string,
-    text: string,
-    options: { keepOld?: boolean } = {},
-  ): Promise<CorrectResult> {
+  async correct(space: string, turnId: string, text: string, options: CorrectOptions = {}): Promise<CorrectResult> {
     return unwrap(
       await this.api.POST("/v1/spaces/{space}/corrections", {
         params: { path: { space } },
-        body: { turn_id: turnId, text, keep_old: options.keepOld ?? true },
+        body: { ...wire<Schemas["CorrectIn"]>(options), turn_id: turnId, text },
       }),
     );
   }

@@ -332,14 +332,14 @@ export interface components {
              * Forgotten
              * @description message ids forgotten before: refused, so a forget sticks when a history is sent again
              */
-            forgotten?: string[];
+            forgotten: string[];
             /** New Session */
             new_session: boolean;
             /**
              * Notes
              * @description what may surprise: a message dated before the open session began joined it
              */
-            notes?: string[];
+            notes: string[];
             /**
              * Session
              * @description the session the messages joined
@@ -376,7 +376,7 @@ export interface components {
              * @description keep the old text on the turn as a revision; false: it is gone everywhere
              * @default true
              */
-            keep_old: boolean;
+            keep_old?: boolean;
             /**
              * Text
              * @description what the message says now
@@ -399,7 +399,7 @@ export interface components {
              * Pending
              * @description of those layers, the ones still being derived when this answered (in the background, a moment later; the message reads as corrected already)
              */
-            pending?: string[];
+            pending: string[];
             /**
              * Revisions
              * @description earlier texts kept on the turn
@@ -441,7 +441,7 @@ export interface components {
              * @description forget the whole conversation (given instead of messages and sessions)
              * @default false
              */
-            whole_conversation: boolean;
+            whole_conversation?: boolean;
         };
         /** ForgetOut */
         ForgetOut: {
@@ -451,7 +451,7 @@ export interface components {
              * Conversations
              * @description every conversation a forget by memory ids reached (conversation: the first)
              */
-            conversations?: string[];
+            conversations: string[];
             /**
              * Layers
              * @description layers derived again from what remains
@@ -472,7 +472,7 @@ export interface components {
              * Pending
              * @description of those layers, the ones still being derived when this answered (in the background, a moment later; the forgotten messages are gone already)
              */
-            pending?: string[];
+            pending: string[];
             /**
              * Sessions
              * @description sessions forgotten whole
@@ -574,7 +574,7 @@ export interface components {
              * Next Cursor
              * @description pass as ``cursor`` for the next page; None when this page is the last
              */
-            next_cursor?: number | null;
+            next_cursor: number | null;
             /** Space */
             space: string;
         };
@@ -646,7 +646,7 @@ export interface components {
              * Timings Ms
              * @description milliseconds by stage of the search
              */
-            timings_ms?: {
+            timings_ms: {
                 [key: string]: number;
             };
             /**
@@ -669,7 +669,7 @@ export interface components {
              * Caller
              * @description a digest of the server token
              */
-            caller?: string | null;
+            caller: string | null;
             /** Id */
             id: string;
             /**
@@ -698,7 +698,7 @@ export interface components {
              */
             relationships_deleted: number;
             /** Revision */
-            revision?: string | null;
+            revision: string | null;
             /**
              * Surface
              * @description python, cli, rest, mcp or background
@@ -727,16 +727,16 @@ export interface components {
             /** Conversation */
             conversation: string;
             /** First Session At */
-            first_session_at?: string | null;
+            first_session_at: string | null;
             /** Last Session At */
-            last_session_at?: string | null;
+            last_session_at: string | null;
             /** Messages */
             messages: number;
             /**
              * Pending Layers
              * @description derived layers still catching up with live messages
              */
-            pending_layers?: string[];
+            pending_layers: string[];
             /** Sessions */
             sessions: number;
         };
@@ -751,13 +751,13 @@ export interface components {
              */
             id: string;
             /** Image Caption */
-            image_caption?: string | null;
+            image_caption: string | null;
             /** Said At */
-            said_at?: string | null;
+            said_at: string | null;
             /** Session */
             session: string;
             /** Session Started At */
-            session_started_at?: string | null;
+            session_started_at: string | null;
             /** Speaker */
             speaker: string;
             /** Text */
