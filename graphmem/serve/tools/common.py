@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import inspect
 from collections.abc import Callable
 from typing import Annotated, Any, TypeVar
@@ -15,18 +16,20 @@ from graphmem.serve.access import Spaces, caller_id
 from graphmem.telemetry import acting
 
 Allowed = Callable[[], Spaces]  # the spaces the calling request may use
-F = TypeVar("F", bound=Callable[..., Any])
+M = TypeVar("M", bound=BaseModel)
+R = TypeVar("R")
 
 
-def takes(model: type[BaseModel], *, leave: tuple[str, ...] = ()) -> Callable[[F], F]:
+def takes(model: type[M], *, leave: tuple[str, ...] = ()
+          ) -> Callable[[Callable[..., R]], Callable[..., R]]:
     """A tool whose parameters are ``model``'s fields (name, type, bounds, default and
     description; ``leave``: the ones the tool declares itself, or not at all) followed by the
-    function's own named parameters. The function takes the fields as ``**given``; the MCP
-    server reads the signature made here, so the tool's schema and the REST body are one
-    model's."""
-    def make(func: F) -> F:
+    function's own named parameters but ``body``, which receives the fields validated as one
+    ``model``. The MCP server reads the signature made here, so the tool's schema and the
+    REST body are one model's."""
+    def make(func: Callable[..., R]) -> Callable[..., R]:
         signature = inspect.signature(func, eval_str=True)
-        own = [p for p in signature.parameters.values() if p.kind is not p.VAR_KEYWORD]
+        own = [p for p in signature.parameters.values() if p.name != "body"]
         fields = [inspect.Parameter(
             name, inspect.Parameter.KEYWORD_ONLY,
             default=(inspect.Parameter.empty if field.is_required()
@@ -34,10 +37,17 @@ def takes(model: type[BaseModel], *, leave: tuple[str, ...] = ()) -> Callable[[F
             annotation=Annotated[(field.annotation, *field.metadata,
                                   Field(description=field.description))])
             for name, field in model.model_fields.items() if name not in leave]
+        names = {p.name for p in fields}
+
+        @functools.wraps(func)
+        def tool(**given: Any) -> R:
+            body = model.model_validate({k: v for k, v in given.items() if k in names})
+            return func(body=body, **{k: v for k, v in given.items() if k not in names})
+
         # keyword-only, so a parameter without a default may follow one with a default
         ordered = [*fields, *(p.replace(kind=p.KEYWORD_ONLY) for p in own)]
-        func.__signature__ = signature.replace(parameters=ordered)  # type: ignore[attr-defined]
-        return func
+        tool.__signature__ = signature.replace(parameters=ordered)  # type: ignore[attr-defined]
+        return tool
     return make
 
 

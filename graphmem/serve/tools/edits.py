@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from mcp.server import MCPServer
 
@@ -18,14 +18,13 @@ if TYPE_CHECKING:  # the client (and the driver) load after the handshake
 def register(server: MCPServer, memory: Memory, allowed: Allowed) -> None:
     @server.tool()
     @takes(ForgetIn, leave=ForgetIn.routing)
-    def forget_memory(conversation: str | None = None, space: str | None = None,
-                      memory_ids: list[str] | None = None, **given: Any) -> ForgetOut:
+    def forget_memory(body: ForgetIn, conversation: str | None = None,
+                      space: str | None = None, memory_ids: list[str] | None = None
+                      ) -> ForgetOut:
         """Forget for good, with everything derived from it: the memories whose ids
         search_memory gave (memory_ids, from any conversation), or in one conversation its
         messages (their ids), sessions (their keys) or, with whole_conversation true, all
         of it. An empty list forgets nothing."""
-        body = ForgetIn.model_validate(given)
-
         def run() -> ForgetOut:
             where = allowed().resolve(space)
             if memory_ids is not None:
@@ -43,10 +42,9 @@ def register(server: MCPServer, memory: Memory, allowed: Allowed) -> None:
 
     @server.tool()
     @takes(CorrectIn)
-    def correct_message(space: str | None = None, **given: Any) -> CorrectOut:
+    def correct_message(body: CorrectIn, space: str | None = None) -> CorrectOut:
         """Correct what a stored message says (its turn id comes from a search hit or
         list_messages); the old text is kept as a revision unless keep_old is false."""
-        body = CorrectIn.model_validate(given)
         return guard(lambda: CorrectOut.of(memory.correct(  # type: ignore[no-any-return]
             allowed().resolve(space), **body.arguments())))
 

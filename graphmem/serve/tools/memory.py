@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
 from mcp.server import MCPServer
 from mcp.types import CallToolResult, TextContent
@@ -18,23 +18,21 @@ def register(server: MCPServer, memory: Memory, allowed: Allowed) -> None:
     # each tool's parameters are its REST body's fields (schemas.py), then its own
     @server.tool()
     @takes(AddIn, leave=AddIn.routing)
-    def add_messages(conversation: str = "default", space: str | None = None,
-                     **given: Any) -> AddOut:
+    def add_messages(body: AddIn, conversation: str = "default",
+                     space: str | None = None) -> AddOut:
         """Remember messages of a conversation, in the order they were said. They join the
         conversation's open session (a new one after 30 minutes of silence) and can be found
         by search_memory as soon as this returns."""
-        body = AddIn.model_validate(given)
         return guard(lambda: AddOut.of(memory.add_messages(  # type: ignore[no-any-return]
             allowed().resolve(space), conversation, **body.arguments())))
 
     @server.tool()
     @takes(QuestionIn)
-    def search_memory(space: str | None = None, **given: Any
+    def search_memory(body: QuestionIn, space: str | None = None
                       ) -> Annotated[CallToolResult, SearchOut]:
         """Find what memory holds about a question: the context (within `budget` tokens,
         default 1000; `max_tokens` is another name for it) and the ranked pieces it is made
         of, with their dates and sources."""
-        body = QuestionIn.model_validate(given)
         found: SearchOut = guard(lambda: SearchOut.of(memory.search(
             space=allowed().resolve(space), **body.arguments())))
         # what a model reads: the marked context and the ids to act on, not the context
@@ -44,9 +42,8 @@ def register(server: MCPServer, memory: Memory, allowed: Allowed) -> None:
 
     @server.tool()
     @takes(QuestionIn)
-    def answer_question(space: str | None = None, **given: Any) -> AnswerOut:
+    def answer_question(body: QuestionIn, space: str | None = None) -> AnswerOut:
         """Answer a question from memory with the server's LLM (when none answers, the best
         memory found is returned and `fallback` says why)."""
-        body = QuestionIn.model_validate(given)
         return guard(lambda: AnswerOut.of(memory.answer(  # type: ignore[no-any-return]
             space=allowed().resolve(space), **body.arguments())))
