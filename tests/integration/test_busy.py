@@ -146,6 +146,7 @@ def test_rest_answers_an_unexpected_failure_in_its_format(
     import socket
 
     import uvicorn
+
     from helpers import free_port
 
     def broken(*_args: Any, **_kwargs: Any) -> None:
