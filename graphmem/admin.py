@@ -39,7 +39,7 @@ from graphmem.providers.embedder import Embedder
 from graphmem.retrieve.ppr import ProjectionCache
 from graphmem.retrieve.space_cache import SpaceCaches
 from graphmem.spacefile import export_space, import_space, read_space_file
-from graphmem.store import GraphStore
+from graphmem.store import GraphStore, present
 from graphmem.text import naive_utc, native_datetime
 
 MAX_PAGE = 1000
@@ -255,9 +255,7 @@ def _plain(value: Any) -> Any:
     return value.to_native() if hasattr(value, "to_native") else value
 
 
-# what a message row needs; a read that meets a message as a forget deletes it gets nulls
-# (Neo4j reads each value as committed at that moment)
-_MESSAGE = ("id", "turn_id", "speaker", "text", "session", "seq")
+_MESSAGE = ("id", "turn_id", "speaker", "text", "session", "seq")  # null: deleted mid-read
 
 
 def message_page(space: str, conversation: str, rows: list[dict[str, Any]], limit: int,
@@ -265,7 +263,7 @@ def message_page(space: str, conversation: str, rows: list[dict[str, Any]], limi
     """One page of ``admin/messages``' rows (``limit`` + 1 read, to tell whether more
     follow). A message deleted while it was read is left out, and the next page starts after
     the last row read, so none that stays is skipped."""
-    shown = [r for r in rows[:limit] if all(r.get(k) is not None for k in _MESSAGE)]
+    shown = present(rows[:limit], _MESSAGE)
     page = [StoredMessage(id=r["id"], turn_id=r["turn_id"], speaker=r["speaker"],
                           text=r["text"], image_caption=r["image_caption"],
                           said_at=native_datetime(r["said_at"]), session=r["session"],

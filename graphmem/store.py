@@ -126,6 +126,14 @@ class Tx:
                  what=what, surface=actor.surface, caller=actor.caller, counts=dict(self.counts))
 
 
+def present(rows: list[dict[str, Any]], needed: tuple[str, ...]) -> list[dict[str, Any]]:
+    """The rows whose ``needed`` values are all there. Neo4j reads each value as committed
+    when it is read, so a node another transaction deletes in the middle of a read comes back
+    with nulls; the change that deleted it gave its space a new revision, so what was read
+    is read again on the next call."""
+    return [row for row in rows if all(row.get(k) is not None for k in needed)]
+
+
 def _transient(exc: BaseException) -> bool:
     """A transient failure (a deadlock, a lock timeout), or an error it caused."""
     seen: set[int] = set()

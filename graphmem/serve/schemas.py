@@ -17,7 +17,15 @@ from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt
 
 from graphmem.ids import turn_parts
 from graphmem.markers import mark
-from graphmem.models import Answer, CorrectReport, ForgetReport, Hit, LiveReport, SearchResult
+from graphmem.models import (
+    ANSWERED,
+    Answer,
+    CorrectReport,
+    ForgetReport,
+    Hit,
+    LiveReport,
+    SearchResult,
+)
 
 
 class Answered(BaseModel):
@@ -25,7 +33,7 @@ class Answered(BaseModel):
     it as required (the typed clients need not test for it); the same default leaves a request's
     field optional."""
 
-    model_config = ConfigDict(json_schema_serialization_defaults_required=True)
+    model_config = ANSWERED
 
 
 class MessageIn(BaseModel):

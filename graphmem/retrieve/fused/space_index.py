@@ -24,6 +24,7 @@ from graphmem.retrieve.fused.smalltalk import says_nothing, words_of
 from graphmem.retrieve.fused.stems import stem_file
 from graphmem.retrieve.packing import count_tokens
 from graphmem.retrieve.space_cache import SpaceCache, SpaceCaches
+from graphmem.store import present
 from graphmem.text import native_datetime, speaker_aliases, turn_text
 
 if TYPE_CHECKING:
@@ -190,9 +191,7 @@ def read_space_turns(store: GraphStore, space: str,
                       store.read("retrieve/space_supersessions", space=space), previous)
 
 
-# what a row needs; a read that meets a turn (or its session) as another transaction deletes
-# it gets these as null (Neo4j reads what is committed when each value is read)
-NEEDED = ("id", "speaker", "text", "source_id", "session_id")
+NEEDED = ("id", "speaker", "text", "source_id", "session_id")  # null: deleted mid-read
 
 
 def turn_table(rows: list[dict[str, Any]], changed: list[dict[str, Any]],
@@ -200,7 +199,7 @@ def turn_table(rows: list[dict[str, Any]], changed: list[dict[str, Any]],
     """The table of ``rows`` (``retrieve/space_turns``'s, in time order) and their
     supersessions. A turn deleted while it was read is left out: the forget that deleted it
     gave the space a new revision, so the next search reads the table again."""
-    rows = [row for row in rows if all(row.get(k) is not None for k in NEEDED)]
+    rows = present(rows, NEEDED)
     order: dict[str, int] = {}
     for row in rows:  # rows come in time order: conversation, session index, position
         order.setdefault(row["session_id"], len(order))

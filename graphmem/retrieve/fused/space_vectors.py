@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from graphmem.retrieve.space_cache import SpaceCache, SpaceCaches
+from graphmem.store import present
 
 if TYPE_CHECKING:
     from graphmem.retrieve.base import SpaceState
@@ -113,9 +114,7 @@ def read_space_vectors(store: GraphStore, space: str, kinds: Sequence[str],
                     got = fetched.get((row["kind"], row["id"]))
                     if got is not None:
                         row["embedding"], row["hash"] = got["embedding"], got["hash"]
-    # a unit deleted while it was read comes without its vector: the change that deleted it
-    # gave the space a new revision, so the next search reads again
-    rows = [row for row in rows if row["embedding"] is not None and row["turn_ids"] is not None]
+    rows = present(rows, ("embedding", "turn_ids"))  # a unit deleted while it was read
     found: dict[str, tuple[list[str], list[Any], list[list[str]], list[str | None]]] = \
         defaultdict(lambda: ([], [], [], []))
     for row in rows:
