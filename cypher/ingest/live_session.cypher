@@ -3,7 +3,9 @@
 // null), which of the given turn ids are stored already or were forgotten (by the digests of
 // ingest/forget_ids), and the layers waiting to catch up.
 // Params: $space, $conversation_id, $session (a session key or null), $turn_ids, $digests
-// (each turn id's digest, in the same order).
+// (each turn id's digest, in the same order), $whole (true: every field of the session's
+// turns, for layers that re-read the session; false: their order and source id only, which
+// is all that appending turns needs).
 OPTIONAL MATCH (sp:Space {id: $space})
 WITH coalesce(sp.forgotten, []) AS forgotten
 OPTIONAL MATCH (c:Conversation {id: $conversation_id, space: $space})
@@ -16,8 +18,10 @@ WITH forgotten, c, sessions,
 OPTIONAL MATCH (chosen)-[:HAS_TURN]->(t:Turn)
 WITH forgotten, c, sessions, chosen, t ORDER BY t.order
 WITH forgotten, c, sessions, chosen,
-     collect(t {.order, .speaker, .text, .source_id, .image_caption, .image_url,
-                          .said_at}) AS turns
+     collect(CASE WHEN $whole
+                  THEN t {.order, .speaker, .text, .source_id, .image_caption, .image_url,
+                          .said_at}
+                  ELSE t {.order, .source_id} END) AS turns
 RETURN c IS NOT NULL AS exists,
        coalesce(c.pending_layers, []) AS pending,
        CASE WHEN size(sessions) = 0 THEN -1 ELSE last(sessions).index END AS last_index,

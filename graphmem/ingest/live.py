@@ -169,14 +169,18 @@ def _fields(raw: Any, where: str) -> dict[str, Any]:
 
 
 def plan(store: GraphStore, space: str, conversation: str, messages: list[Message],
-         session: str | None, gap: timedelta) -> LivePlan:
-    """Read where the messages go and build the open session's record with them appended."""
+         session: str | None, gap: timedelta, whole: bool = True) -> LivePlan:
+    """Read where the messages go and build the open session's record with them appended.
+    Without ``whole`` the record holds only the new turns (numbered after the stored ones):
+    enough for the turns layer, which then writes and embeds those alone, so an add costs
+    the same in a session of ten turns and of a thousand; layers that re-read the session
+    need it ``whole``."""
     cid = conversation_id(space, conversation)
     given = [m.id for m in messages if m.id is not None]
     ids = {g: turn_id(space, conversation, g) for g in given}
     read = {"space": space, "conversation_id": cid, "session": session,
             "turn_ids": list(ids.values()),
-            "digests": [forgotten_digest(i) for i in ids.values()]}
+            "digests": [forgotten_digest(i) for i in ids.values()], "whole": whole}
     [row] = store.read("ingest/live_session", **read)
     stored, refused = set(row["stored_turn_ids"]), set(row["forgotten_turn_ids"])
     known = [g for g in given if ids[g] in stored]
@@ -188,19 +192,21 @@ def plan(store: GraphStore, space: str, conversation: str, messages: list[Messag
     open_now = current is not None and (session is not None or _is_open(current, first_at, gap))
     runs = (_runs(fresh, gap, _last_time(current) if open_now else None) if session is None
             else [fresh])
+    stored_turns: list[dict[str, Any]] = current["turns"] if open_now else []
     if open_now:
         base = SessionRecord(key=current["key"], index=current["index"],
                              started_at=native_datetime(current["started_at"]),
                              date_text=current["date_text"],
-                             turns=tuple(stored_turn(t) for t in current["turns"]))
+                             turns=tuple(stored_turn(t) for t in stored_turns) if whole else ())
     else:
         base = SessionRecord(key=session or f"session_{row['last_index'] + 2}",
                              index=row["last_index"] + 1, started_at=first_at, turns=())
-    chosen = [_appended(base, runs[0])]
+    chosen = [_appended(base, runs[0], max((t["order"] for t in stored_turns), default=-1) + 1,
+                        {t["source_id"] for t in stored_turns})]
     for run in runs[1:]:  # a gap inside the messages themselves opens a session of its own
         index = chosen[-1].index + 1
         chosen.append(_appended(SessionRecord(key=f"session_{index + 1}", index=index,
-                                              started_at=run[0].at, turns=()), run))
+                                              started_at=run[0].at, turns=()), run, 0, set()))
     notes = _backdated(runs[0], base, gap) if open_now and session is None else ()
     if len(runs) > 1:
         notes = (*notes, f"the messages span {len(runs)} sessions (a gap of more than "
@@ -237,11 +243,12 @@ def _runs(fresh: list[Message], gap: timedelta, latest: datetime | None) -> list
     return runs
 
 
-def _appended(session: SessionRecord, run: list[Message]) -> SessionRecord:
-    """``session`` with ``run``'s messages as its next turns (a message without an id gets
-    ``<session key>:<position>``, made unique within the session)."""
-    start = max((t.order for t in session.turns), default=-1) + 1
-    taken = {t.source_id for t in session.turns}
+def _appended(session: SessionRecord, run: list[Message], start: int,
+              stored: set[str]) -> SessionRecord:
+    """``session`` with ``run``'s messages as its next turns, numbered from ``start`` (a
+    message without an id gets ``<session key>:<position>``, made unique among the session's
+    ``stored`` source ids and the new ones)."""
+    taken = set(stored)
     turns = list(session.turns)
     for n, message in enumerate(run):
         source = message.id or _free_id(f"{session.key}:{start + n + 1}", taken)

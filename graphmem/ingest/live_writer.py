@@ -157,7 +157,8 @@ class LiveWriter:
         # writer committed first the messages are planned again from what is stored now.
         with self.writing(space, conversation):
             for attempt in range(ATTEMPTS):
-                live = plan(self.store, space, conversation, parsed.messages, session, gap)
+                live = plan(self.store, space, conversation, parsed.messages, session, gap,
+                            whole=now != ["turns"])
                 try:
                     report = self._write(live, now, later)
                     break

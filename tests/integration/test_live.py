@@ -141,6 +141,31 @@ def test_message_ids_make_adding_idempotent(memory: Memory, space: str) -> None:
     assert nothing.added == [] and nothing.known == ["m1"]
 
 
+def test_an_add_writes_what_it_adds_however_long_the_open_session(
+        settings: Settings, store: GraphStore, embedder: Embedder, space: str) -> None:
+    """The turns already in the open session are read, not written again: the tenth and the
+    thirtieth message of one session change as much of the graph."""
+    memory = Memory(settings.model_copy(update={"live_derive": "manual"}), store=store,
+                    embedder=embedder)
+    for n in range(30):
+        memory.add_messages(space, "c", [{"speaker": "Ann" if n % 2 else "Bob",
+                                          "text": f"Note {n} about the garden.",
+                                          **({"id": "c:2"} if n == 5 else {})}])
+    adds = [c for c in reversed(memory.history(space)) if c.what == "messages added"]
+    assert len(adds) == 30
+    counts = {(c.nodes_created, c.relationships_created, c.properties_set)
+              for c in adds[9:]}
+    assert len(counts) == 1, counts  # the same for each message from the tenth on
+    rows = query_rows(memory.store, "MATCH (s:Session {space: $s})-[:HAS_TURN]->(t:Turn) "
+                      "RETURN s.key AS k, t.order AS o, t.source_id AS id, t.seq AS seq "
+                      "ORDER BY o", s=space)
+    assert [r["o"] for r in rows] == [r["seq"] for r in rows] == list(range(30))
+    assert {r["k"] for r in rows} == {"session_1"}
+    ids = [r["id"] for r in rows]
+    assert len(set(ids)) == 30 and ids[5] == "c:2"  # a free id is found among the stored
+    assert ids[1] == "session_1:2"
+
+
 def test_sessions_open_by_the_gap_or_by_name(memory: Memory, space: str) -> None:
     at = datetime(2025, 5, 1, 9, 0)
 
