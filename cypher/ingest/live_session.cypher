@@ -3,9 +3,11 @@
 // null), which of the given turn ids are stored already or were forgotten (by the digests of
 // ingest/forget_ids), and the layers waiting to catch up.
 // Params: $space, $conversation_id, $session (a session key or null), $turn_ids, $digests
-// (each turn id's digest, in the same order), $whole (true: every field of the session's
-// turns, for layers that re-read the session; false: their order and source id only, which
-// is all that appending turns needs).
+// (each turn id's digest, in the same order), $whole (true: every field of every turn of
+// the session, for layers that re-read the session; false: only what appending turns needs,
+// the session's last order, its number of turns and the turns whose source id is not the
+// one a message without an id gets at that place, "<session key>:<order + 1>", since only
+// those can be in the way of a new one).
 OPTIONAL MATCH (sp:Space {id: $space})
 WITH coalesce(sp.forgotten, []) AS forgotten
 OPTIONAL MATCH (c:Conversation {id: $conversation_id, space: $space})
@@ -21,13 +23,16 @@ WITH forgotten, c, sessions, chosen,
      collect(CASE WHEN $whole
                   THEN t {.order, .speaker, .text, .source_id, .image_caption, .image_url,
                           .said_at}
-                  ELSE t {.order, .source_id} END) AS turns
+                  WHEN t.source_id <> chosen.key + ':' + toString(t.order + 1)
+                  THEN t {.order, .source_id} END) AS turns,
+     max(t.order) AS last_order, count(t) AS size
 RETURN c IS NOT NULL AS exists,
        coalesce(c.pending_layers, []) AS pending,
        CASE WHEN size(sessions) = 0 THEN -1 ELSE last(sessions).index END AS last_index,
        CASE WHEN chosen IS NULL THEN null
             ELSE chosen {.key, .index, .started_at, .date_text, .last_message_at,
-                         turns: turns} END AS session,
+                         turns: turns, last_order: coalesce(last_order, -1),
+                         size: size} END AS session,
        [id IN $turn_ids WHERE EXISTS { MATCH (:Turn {id: id}) }] AS stored_turn_ids,
        [i IN range(0, size($turn_ids) - 1) WHERE $digests[i] IN forgotten
         | $turn_ids[i]] AS forgotten_turn_ids;

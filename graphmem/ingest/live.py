@@ -201,7 +201,7 @@ def plan(store: GraphStore, space: str, conversation: str, messages: list[Messag
     else:
         base = SessionRecord(key=session or f"session_{row['last_index'] + 2}",
                              index=row["last_index"] + 1, started_at=first_at, turns=())
-    chosen = [_appended(base, runs[0], max((t["order"] for t in stored_turns), default=-1) + 1,
+    chosen = [_appended(base, runs[0], current["last_order"] + 1 if open_now else 0,
                         {t["source_id"] for t in stored_turns})]
     for run in runs[1:]:  # a gap inside the messages themselves opens a session of its own
         index = chosen[-1].index + 1

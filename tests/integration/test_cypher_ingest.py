@@ -581,7 +581,10 @@ def _live_session(store: GraphStore, space: str, memory: Memory) -> None:
     [slim] = store.read("ingest/live_session", space=space, conversation_id=cid,
                         session="s1", turn_ids=[], digests=[], whole=False)
     assert slim["session"]["turns"] == [{"order": t["order"], "source_id": t["source_id"]}
-                                        for t in named["session"]["turns"]]
+                                        for t in named["session"]["turns"]
+                                        if t["source_id"] != f"s1:{t['order'] + 1}"]
+    assert slim["session"]["last_order"] == max(t["order"] for t in named["session"]["turns"])
+    assert slim["session"]["size"] == len(named["session"]["turns"])
     [none] = store.read("ingest/live_session", space=space,
                         conversation_id=conversation_id(space, "other"), session=None,
                         turn_ids=known, digests=digests, whole=False)

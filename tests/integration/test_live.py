@@ -150,7 +150,7 @@ def test_an_add_writes_what_it_adds_however_long_the_open_session(
     for n in range(30):
         memory.add_messages(space, "c", [{"speaker": "Ann" if n % 2 else "Bob",
                                           "text": f"Note {n} about the garden.",
-                                          **({"id": "c:2"} if n == 5 else {})}])
+                                          **({"id": "session_1:12"} if n == 5 else {})}])
     adds = [c for c in reversed(memory.history(space)) if c.what == "messages added"]
     assert len(adds) == 30
     counts = {(c.nodes_created, c.relationships_created, c.properties_set)
@@ -162,8 +162,9 @@ def test_an_add_writes_what_it_adds_however_long_the_open_session(
     assert [r["o"] for r in rows] == [r["seq"] for r in rows] == list(range(30))
     assert {r["k"] for r in rows} == {"session_1"}
     ids = [r["id"] for r in rows]
-    assert len(set(ids)) == 30 and ids[5] == "c:2"  # a free id is found among the stored
-    assert ids[1] == "session_1:2"
+    # the twelfth message's own id was taken by the sixth: it gets a free one
+    assert len(set(ids)) == 30 and ids[5] == ids[11][:-2] == "session_1:12"
+    assert ids[1] == "session_1:2" and ids[11] == "session_1:12.2"
 
 
 def test_sessions_open_by_the_gap_or_by_name(memory: Memory, space: str) -> None:
