@@ -6,8 +6,8 @@
 // (each turn id's digest, in the same order), $whole (true: every field of every turn of
 // the session, for layers that re-read the session; false: only what appending turns needs,
 // the session's last order, its number of turns and the turns whose source id is not the
-// one a message without an id gets at that place, "<session key>:<order + 1>", since only
-// those can be in the way of a new one).
+// one a message without an id gets at that place, the session key, $joint and order + 1,
+// since only those can be in the way of a new one).
 OPTIONAL MATCH (sp:Space {id: $space})
 WITH coalesce(sp.forgotten, []) AS forgotten
 OPTIONAL MATCH (c:Conversation {id: $conversation_id, space: $space})
@@ -23,7 +23,7 @@ WITH forgotten, c, sessions, chosen,
      collect(CASE WHEN $whole
                   THEN t {.order, .speaker, .text, .source_id, .image_caption, .image_url,
                           .said_at}
-                  WHEN t.source_id <> chosen.key + ':' + toString(t.order + 1)
+                  WHEN t.source_id <> chosen.key + $joint + toString(t.order + 1)
                   THEN t {.order, .source_id} END) AS turns,
      max(t.order) AS last_order, count(t) AS size
 RETURN c IS NOT NULL AS exists,

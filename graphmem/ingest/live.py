@@ -39,6 +39,7 @@ from graphmem.text import naive_utc, native_datetime
 STATEMENTS = ("ingest/live_session", "ingest/mark_live", "ingest/clear_pending",
               "ingest/pending_conversations")
 FUTURE = timedelta(days=1)  # how far ahead of the clock a message's own time may be
+JOINT = ":"  # a message without an id gets "<session key><JOINT><its position from 1>"
 _ALIASES = {"role": "speaker", "content": "text", "name": "speaker", "timestamp": "at",
             "time": "at", "message_id": "id"}
 
@@ -180,7 +181,8 @@ def plan(store: GraphStore, space: str, conversation: str, messages: list[Messag
     ids = {g: turn_id(space, conversation, g) for g in given}
     read = {"space": space, "conversation_id": cid, "session": session,
             "turn_ids": list(ids.values()),
-            "digests": [forgotten_digest(i) for i in ids.values()], "whole": whole}
+            "digests": [forgotten_digest(i) for i in ids.values()], "whole": whole,
+            "joint": JOINT}
     [row] = store.read("ingest/live_session", **read)
     stored, refused = set(row["stored_turn_ids"]), set(row["forgotten_turn_ids"])
     known = [g for g in given if ids[g] in stored]
@@ -251,7 +253,7 @@ def _appended(session: SessionRecord, run: list[Message], start: int,
     taken = set(stored)
     turns = list(session.turns)
     for n, message in enumerate(run):
-        source = message.id or _free_id(f"{session.key}:{start + n + 1}", taken)
+        source = message.id or _free_id(f"{session.key}{JOINT}{start + n + 1}", taken)
         taken.add(source)
         turns.append(TurnRecord(order=start + n, speaker=message.speaker, text=message.text,
                                 said_at=message.at, source_id=source,

@@ -569,17 +569,17 @@ def _live_session(store: GraphStore, space: str, memory: Memory) -> None:
     digests = [forgotten_digest(t) for t in known]
     store.write("ingest/forget_ids", space=space, digests=digests[1:], refuse=True)
     [row] = store.read("ingest/live_session", space=space, conversation_id=cid, session=None,
-                       turn_ids=known, digests=digests, whole=True)
+                       turn_ids=known, digests=digests, whole=True, joint=":")
     assert row["exists"] and row["pending"] == [] and row["last_index"] == 2
     assert row["session"]["key"] == "s3" and row["session"]["last_message_at"] is None
     assert [t["order"] for t in row["session"]["turns"]] == list(range(5))
     assert row["stored_turn_ids"] == known[:1] and row["forgotten_turn_ids"] == known[1:]
     [named] = store.read("ingest/live_session", space=space, conversation_id=cid,
-                         session="s1", turn_ids=[], digests=[], whole=True)
+                         session="s1", turn_ids=[], digests=[], whole=True, joint=":")
     assert named["session"]["key"] == "s1" and named["session"]["turns"][0]["text"]
     assert named["forgotten_turn_ids"] == []
     [slim] = store.read("ingest/live_session", space=space, conversation_id=cid,
-                        session="s1", turn_ids=[], digests=[], whole=False)
+                        session="s1", turn_ids=[], digests=[], whole=False, joint=":")
     assert slim["session"]["turns"] == [{"order": t["order"], "source_id": t["source_id"]}
                                         for t in named["session"]["turns"]
                                         if t["source_id"] != f"s1:{t['order'] + 1}"]
@@ -587,7 +587,7 @@ def _live_session(store: GraphStore, space: str, memory: Memory) -> None:
     assert slim["session"]["size"] == len(named["session"]["turns"])
     [none] = store.read("ingest/live_session", space=space,
                         conversation_id=conversation_id(space, "other"), session=None,
-                        turn_ids=known, digests=digests, whole=False)
+                        turn_ids=known, digests=digests, whole=False, joint=":")
     assert (none["exists"], none["last_index"], none["session"]) == (False, -1, None)
     assert none["stored_turn_ids"] == known[:1]  # ids are global: the caller builds them
 
