@@ -4,10 +4,15 @@ conversation all of them share) while M reader clients search and F forgetter cl
 messages the writers had acknowledged, LLM-free.
 
     python benchmarks/service_load.py [--writers 4] [--messages 20] [--readers 2]
-        [--forgetters 2] [--seconds 600] [--spaces 1] [--out load.json]
+        [--forgetters 2] [--seconds 600] [--spaces 1] [--rate R] [--out load.json]
 
 With ``--spaces N`` the clients are spread over N spaces (client k of each kind works in
 space k mod N; the shared conversation is one per space).
+
+With ``--rate R`` each writer sends R messages a second on a schedule, however fast the server
+answers, so that two versions of the server meet the same writes (an add is timed from when it
+was due: waiting behind a slow one counts). Without it, each writer sends its next message as
+soon as the last is answered, so a faster add brings more adds.
 
 With ``--seconds`` the writers write until that time is up (``--messages`` is then a bound);
 every forget waits a second after the last. A forgotten message must be gone afterwards, and
@@ -69,6 +74,10 @@ def main() -> None:
                         help="write for this long (the messages per writer bound it too)")
     parser.add_argument("--spaces", type=int, default=1,
                         help="spaces the clients are spread over")
+    parser.add_argument("--rate", type=float, default=None,
+                        help="messages per second each writer sends, on a schedule (an add's "
+                        "time counts from when it was due); default: the next as soon as the "
+                        "last is answered")
     parser.add_argument("--out", type=Path, default=None)
     args = parser.parse_args()
     run = uuid.uuid4().hex[:6]
@@ -116,6 +125,10 @@ def main() -> None:
                     conversation = "shared" if i % 2 else f"own-{n}"
                     ident = f"w{n}-{i}"
                     began = time.perf_counter()
+                    if args.rate:  # due on the schedule, whether or not the last add is done
+                        due = started[0] + i / args.rate
+                        time.sleep(max(0.0, due - began))
+                        began = due
                     answer = call(client, "add", "post",
                         f"/v1/spaces/{space}/conversations/{conversation}/messages",
                         json={"messages": [{"speaker": f"Writer{n}", "id": ident,
@@ -208,6 +221,7 @@ def main() -> None:
             stopped = False
     result: dict[str, Any] = {
         "writers": args.writers, "messages_per_writer": args.messages, "readers": args.readers,
+        "rate_per_writer": args.rate,
         "forgetters": args.forgetters, "spaces": len(spaces),
         "writing_seconds": round(wrote, 1),
         "messages_per_second": round(len(took["add"]) / wrote, 1),
