@@ -36,8 +36,8 @@ from graphmem.store import GraphStore, Tx
 from graphmem.text import naive_utc, native_datetime
 
 # statements of the live path (besides every layer's own)
-STATEMENTS = ("ingest/live_session", "ingest/mark_live", "ingest/clear_pending",
-              "ingest/pending_conversations")
+STATEMENTS = ("ingest/live_session", "ingest/stored_turns", "ingest/mark_live",
+              "ingest/clear_pending", "ingest/pending_conversations")
 FUTURE = timedelta(days=1)  # how far ahead of the clock a message's own time may be
 JOINT = ":"  # a message without an id gets "<session key><JOINT><its position from 1>"
 _ALIASES = {"role": "speaker", "content": "text", "name": "speaker", "timestamp": "at",
@@ -203,12 +203,27 @@ def plan(store: GraphStore, space: str, conversation: str, messages: list[Messag
     else:
         base = SessionRecord(key=session or f"session_{row['last_index'] + 2}",
                              index=row["last_index"] + 1, started_at=first_at, turns=())
-    chosen = [_appended(base, runs[0], current["last_order"] + 1 if open_now else 0,
-                        {t["source_id"] for t in stored_turns})]
-    for run in runs[1:]:  # a gap inside the messages themselves opens a session of its own
-        index = chosen[-1].index + 1
-        chosen.append(_appended(SessionRecord(key=f"session_{index + 1}", index=index,
-                                              started_at=run[0].at, turns=()), run, 0, set()))
+    taken = {t["source_id"] for t in stored_turns}
+    for _ in range(100):  # each round takes at least one more id out of the way
+        chosen = [_appended(base, runs[0], current["last_order"] + 1 if open_now else 0,
+                            taken)]
+        for run in runs[1:]:  # a gap inside the messages themselves opens a session of its own
+            index = chosen[-1].index + 1
+            chosen.append(_appended(SessionRecord(key=f"session_{index + 1}", index=index,
+                                                  started_at=run[0].at, turns=()), run, 0,
+                                    taken))
+        # an id made for a message without one may be another session's message's own id
+        made = {turn_id(space, conversation, t.source_id): t.source_id
+                for c in chosen for t in c.turns[len(base.turns) if c is chosen[0] else 0:]
+                if t.source_id not in ids}
+        [clash] = store.read("ingest/stored_turns", ids=list(made)) if made else [
+            {"stored": []}]
+        if not clash["stored"]:
+            break
+        taken |= {made[i] for i in clash["stored"]}
+    else:
+        raise InputError(f"no free id for the messages without one in conversation "
+                         f"{conversation!r}: give each message its own id", field="messages")
     notes = _backdated(runs[0], base, gap) if open_now and session is None else ()
     if len(runs) > 1:
         notes = (*notes, f"the messages span {len(runs)} sessions (a gap of more than "

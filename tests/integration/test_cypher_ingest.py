@@ -592,6 +592,14 @@ def _live_session(store: GraphStore, space: str, memory: Memory) -> None:
     assert none["stored_turn_ids"] == known[:1]  # ids are global: the caller builds them
 
 
+@case("ingest/stored_turns")
+def _stored_turns(store: GraphStore, space: str, memory: Memory) -> None:
+    ids = [turn_id(space, KEY, "s1:1"), turn_id(space, KEY, "nope"),
+           turn_id("elsewhere", KEY, "s1:1")]
+    assert store.read("ingest/stored_turns", ids=ids) == [{"stored": ids[:1]}]
+    assert store.read("ingest/stored_turns", ids=[]) == [{"stored": []}]
+
+
 @case("ingest/forget_ids")
 def _forget_ids(store: GraphStore, space: str, memory: Memory) -> None:
     first, second = forgotten_digest("a"), forgotten_digest("b")

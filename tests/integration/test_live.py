@@ -167,6 +167,19 @@ def test_an_add_writes_what_it_adds_however_long_the_open_session(
     assert ids[1] == "session_1:2" and ids[11] == "session_1:12.2"
 
 
+def test_an_id_made_for_a_message_never_takes_another_message_s_own(memory: Memory,
+                                                                    space: str) -> None:
+    """A message given the id a later session's first message would get keeps it, and that
+    later message gets another: neither overwrites the other."""
+    memory.add_messages(space, "c", [{"speaker": "Ann", "text": "Mine is trips:1.",
+                                      "id": "trips:1"}])
+    later = memory.add_messages(space, "c", [{"speaker": "Bob", "text": "I have no id."}],
+                                session="trips")
+    assert later.added == ["trips:1.2"]
+    texts = {m.id: m.text for m in memory.messages(space, "c").messages}
+    assert texts == {"trips:1": "Mine is trips:1.", "trips:1.2": "I have no id."}
+
+
 def test_sessions_open_by_the_gap_or_by_name(memory: Memory, space: str) -> None:
     at = datetime(2025, 5, 1, 9, 0)
 
