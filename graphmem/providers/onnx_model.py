@@ -246,10 +246,13 @@ class OnnxSentenceModel:
         options.inter_op_num_threads = 1
         options.log_severity_level = 3
         if isinstance(graph, ShippedGraph):
-            self._weights = graph.tensors()  # ONNX Runtime reads these buffers in place
-            names = list(self._weights)
+            # ONNX Runtime copies external initializers into the graph it loads, after which
+            # the buffers they came from may go (its C API says so): the weights are read
+            # here and dropped when the session is made, not held beside its own copy
+            weights = graph.tensors()
+            names = list(weights)
             options.add_external_initializers(names, [
-                onnxruntime.OrtValue.ortvalue_from_numpy(self._weights[n]) for n in names])
+                onnxruntime.OrtValue.ortvalue_from_numpy(weights[n]) for n in names])
             model: str | bytes = graph.graph.read_bytes()
         else:
             model = str(graph)
