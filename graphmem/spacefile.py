@@ -17,12 +17,12 @@ import base64
 import contextlib
 import gzip
 import json
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from datetime import date
 from importlib.metadata import version
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from neo4j.time import Date, DateTime
@@ -32,83 +32,71 @@ from graphmem.ids import check_space, space_prefix
 from graphmem.models import SpaceFileReport
 from graphmem.store import GraphStore, Tx
 
+if TYPE_CHECKING:
+    from graphmem.ingest.layer import Layer
+
 FORMAT = "graphmem-space"
 VERSION = 1
 BATCH = 1000
 
 # The closed sets a restore may create: each label with the properties its nodes must have
 # (besides id and space; "embedding" is a vector of the configured size), each relationship
-# type with the labels it may join; plug-in layers add theirs (Layer.owns, Layer.joins, see
-# restorable()). A file that breaks them would break searches later.
+# type with the labels it may join. The space and its history are the door's own (CORE); every
+# other label and relationship is declared by the layer that writes it, graphmem's and a
+# plug-in's alike (Layer.owns, Layer.joins, Layer.unsourced; see declared()). A file that
+# breaks them would break searches later.
 EMBEDDED = ("embedding",)
 # what `graphmem reembed` stages beside a vector while it runs: not part of a backup
 STAGED = ("embedding_next", "embedded_hash_next")
-LABELS: dict[str, tuple[str, ...]] = {
-    "Space": (),
-    "Conversation": ("key",),
-    "Session": ("key", "index", "conversation_id"),
-    "Speaker": ("name",),
-    "Turn": ("text", "speaker", "order", "session_id", "conversation_id", "source_id",
-             *EMBEDDED),
-    "EDU": ("text", "session_id", "conversation_id", "source_ids", *EMBEDDED),
-    "Argument": ("text", *EMBEDDED),
-    "Event": ("session_id", "conversation_id", "source_ids", *EMBEDDED),
-    "Boundary": ("conversation_id", *EMBEDDED),
-    "RetrievalUnit": ("text", "session_id", "source_ids", *EMBEDDED),
-    "ContextUnit": ("text", "session_id", "source_ids"),
-    "Character": ("key", "name"),
-    "Scene": ("conversation_id", "source_ids", *EMBEDDED),
-    "Profile": ("text", "conversation_id", "source_ids", *EMBEDDED),
-    "Episode": ("conversation_id", "source_ids", *EMBEDDED),
-    "Change": ("at", "what", "surface"),
-}
-_DERIVED = ("Boundary", "ContextUnit", "EDU", "Episode", "Event", "Profile", "RetrievalUnit",
-            "Scene")
-TYPES: dict[str, frozenset[tuple[str, str]]] = {name: frozenset(ends) for name, ends in {
-    "HAS_CONVERSATION": [("Space", "Conversation")],
-    "HAS_SPEAKER": [("Conversation", "Speaker")],
-    "HAS_SESSION": [("Conversation", "Session")],
-    "HAS_TURN": [("Session", "Turn")],
-    "SPOKEN_BY": [("Turn", "Speaker")],
-    "NEXT": [("Turn", "Turn")],
-    "HAS_EDU": [("Session", "EDU")],
-    "FROM_TURN": [(label, "Turn") for label in _DERIVED],
-    "HAS_ARGUMENT": [("EDU", "Argument")],
-    "SYNONYM": [("Argument", "Argument")],
-    "HAS_EVENT": [("Session", "Event")],
-    "OPENS": [("Boundary", "Event")],
-    "CLOSES": [("Boundary", "Event")],
-    "NEXT_EVENT": [("Event", "Event")],
-    "HAS_UNIT": [("Session", "RetrievalUnit")],
-    "SHOWS": [("RetrievalUnit", "ContextUnit")],
-    "SPEAKS_AS": [("Character", "Speaker")],
-    "HAS_SCENE": [("Conversation", "Scene")],
-    "IN_SCENE": [("Character", "Scene")],
-    "HAS_PROFILE": [("Character", "Profile")],
-    "FEATURES": [("Profile", "Scene")],
-    "HAS_EPISODE": [("Session", "Episode")],
-    "RELATED": [("Episode", "Episode")],
-    "SUPERSEDED_BY": [("Episode", "Episode")],
-    "MERGED_INTO": [("Episode", "Episode")],
-    "CHANGED": [("Space", "Change")],
-}.items()}
+CORE_LABELS: dict[str, tuple[str, ...]] = {"Space": (), "Change": ("at", "what", "surface")}
+CORE_TYPES: dict[str, tuple[tuple[str, str], ...]] = {"CHANGED": (("Space", "Change"),)}
+
+
+@dataclass(frozen=True)
+class Vocabulary:
+    """The graph's labels and relationship types as the layers declare them."""
+
+    labels: dict[str, tuple[str, ...]]  # label -> the properties its nodes always have
+    types: dict[str, frozenset[tuple[str, str]]]  # type -> the (from, to) labels it joins
+    sourced: tuple[str, ...]  # the labels whose nodes link to their turns (FROM_TURN)
+    owner: dict[str, str]  # label -> the layer that declares it
+
+
+def declared(layers: Iterable[type[Layer[Any]]] | None = None) -> Vocabulary:
+    """The vocabulary of ``layers`` (every registered layer, plug-ins included, by default)
+    with the door's own. A label keeps its first declaration (graphmem's layers come first);
+    a relationship type of graphmem's keeps its ends, and one that only plug-ins declare joins
+    what each of them says it joins."""
+    if layers is None:
+        from graphmem.ingest.layers import LAYERS  # the registry loads plug-ins: only when used
+
+        layers = LAYERS.values()
+    labels, owner = dict(CORE_LABELS), dict.fromkeys(CORE_LABELS, "")
+    types = {name: set(ends) for name, ends in CORE_TYPES.items()}
+    sourced: list[str] = []
+    closed = set(CORE_TYPES)
+    for layer in layers:
+        for label, needs in layer.owns.items():
+            if label in labels:
+                continue
+            labels[label], owner[label] = tuple(needs), layer.name
+            if label not in layer.unsourced:
+                sourced.append(label)
+        for name, ends in layer.joins.items():
+            if name not in closed:  # graphmem's own types are not widened by a plug-in
+                types.setdefault(name, set()).update((a, b) for a, b in ends)
+        if layer.__module__.startswith("graphmem."):
+            closed.update(layer.joins)
+    types["FROM_TURN"] = {(label, "Turn") for label in sourced}
+    return Vocabulary(labels, {name: frozenset(ends) for name, ends in types.items()},
+                      tuple(sourced), owner)
 
 
 def restorable() -> tuple[dict[str, tuple[str, ...]], dict[str, frozenset[tuple[str, str]]]]:
-    """The labels and relationship types a restore may create: graphmem's own, and those the
-    registered plug-in layers declare (never redefining one of graphmem's)."""
-    from graphmem.ingest.layers import LAYERS  # the registry loads plug-ins: only when used
-
-    labels, types = dict(LABELS), {name: set(ends) for name, ends in TYPES.items()}
-    for layer in LAYERS.values():
-        for label, needs in layer.owns.items():
-            labels.setdefault(label, tuple(needs))
-            if label not in LABELS:
-                types["FROM_TURN"].add((label, "Turn"))
-        for name, ends in layer.joins.items():
-            if name not in TYPES:
-                types.setdefault(name, set()).update((a, b) for a, b in ends)
-    return labels, {name: frozenset(ends) for name, ends in types.items()}
+    """The labels and relationship types a restore may create: those the registered layers
+    declare (graphmem's own and plug-ins'), with the space's own."""
+    vocabulary = declared()
+    return vocabulary.labels, vocabulary.types
 
 
 # what a property may hold, as Neo4j stores it: one plain value, or a list of plain values of
@@ -316,7 +304,7 @@ def check_node(labels: Any, props: dict[str, Any], space: str, dimensions: int,
     """One node of a file for ``space``: one label of graphmem's (or of an installed plug-in
     layer, ``known``), the properties that label needs, and an id of that space (a file must
     not plant nodes where another space's ingest would merge onto them)."""
-    known = LABELS if known is None else known
+    known = restorable()[0] if known is None else known
     if not isinstance(labels, list) or len(labels) != 1 or labels[0] not in known:
         raise InputError(f"labels {labels!r} are not one of graphmem's nor of an installed "
                          "plug-in layer's", **where)

@@ -126,6 +126,12 @@ class LayerResult:
     fallbacks: list[str] = field(default_factory=list)
 
 
+# what a layer declares of the graph: label -> the properties its nodes always have, and
+# relationship type -> the (from, to) labels it joins
+Owns = Mapping[str, tuple[str, ...]]
+Joins = Mapping[str, tuple[tuple[str, str], ...]]
+
+
 class Layer(ABC, Generic[P]):
     """Base class of the ingest layers; ``P`` is what ``prepare`` returns."""
 
@@ -136,12 +142,17 @@ class Layer(ABC, Generic[P]):
     prunes: ClassVar[tuple[str, ...]] = ()
     # what changes what it writes: GRAPHMEM_<NAME>_<OPTION> variables (see read_options)
     options_model: ClassVar[type[LayerOptions]] = LayerOptions
-    # a layer from outside graphmem declares the node labels it writes, each with the
-    # properties its nodes always have (besides id and space), and the relationships it writes
-    # besides FROM_TURN (which every derived node has to its turns), each with the labels it
-    # joins: a backup of a space restores them (graphmem/spacefile.py lists graphmem's own)
-    owns: ClassVar[Mapping[str, tuple[str, ...]]] = {}
-    joins: ClassVar[Mapping[str, tuple[tuple[str, str], ...]]] = {}
+    # the part of the graph the layer writes, declared the same way by graphmem's layers and
+    # a plug-in's: the node labels, each with the properties its nodes always have (besides
+    # id and space), and the relationships besides FROM_TURN, each with the labels it joins.
+    # Every label it owns may link to its turns by FROM_TURN (forgetting a turn finds what
+    # came from it that way) except those in ``unsourced``: nodes several sources share (a
+    # speaker, an argument, a character), removed when nothing supports them any more. A
+    # backup of a space restores what the layers declare, and tests hold graphmem's Cypher
+    # statements that name every label of a kind to these declarations (spacefile.declared)
+    owns: ClassVar[Owns] = {}
+    joins: ClassVar[Joins] = {}
+    unsourced: ClassVar[tuple[str, ...]] = ()
     # the labels whose vectors it writes (graphmem reembed computes them again)
     vectors: ClassVar[tuple[VectorKind, ...]] = ()
     # "session": its output for a session depends on that session alone (and what is stored),

@@ -8,13 +8,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 from tqdm import tqdm
 
 from graphmem.ids import session_id, speaker_id, turn_id
 from graphmem.ingest.embedding_rows import BATCH, changed, embedding_hash, embedding_rows
-from graphmem.ingest.layer import Job, Layer, LayerResult, VectorKind
+from graphmem.ingest.layer import Job, Joins, Layer, LayerResult, Owns, VectorKind
 from graphmem.models import ConversationRecord, TurnRecord
 from graphmem.providers.embedder import Embedder
 from graphmem.store import GraphStore, Tx
@@ -79,6 +79,20 @@ class TurnsLayer(Layer[TurnsPayload]):
     needs = ()
     scope = "session"
     vectors = (VectorKind("Turn", stored_line),)
+    owns: ClassVar[Owns] = {
+        "Conversation": ("key",),
+        "Session": ("key", "index", "conversation_id"),
+        "Speaker": ("name",),
+        "Turn": ("text", "speaker", "order", "session_id", "conversation_id", "source_id",
+                 "embedding")}
+    joins: ClassVar[Joins] = {
+        "HAS_CONVERSATION": (("Space", "Conversation"),),
+        "HAS_SPEAKER": (("Conversation", "Speaker"),),
+        "HAS_SESSION": (("Conversation", "Session"),),
+        "HAS_TURN": (("Session", "Turn"),),
+        "SPOKEN_BY": (("Turn", "Speaker"),),
+        "NEXT": (("Turn", "Turn"),)}
+    unsourced = ("Conversation", "Session", "Speaker", "Turn")  # the turns themselves
     reads = ("ingest/turns/turn_embedding_hashes",)
     writes = ("ingest/turns/merge_conversation", "ingest/turns/merge_sessions",
               "ingest/turns/merge_turns", "ingest/turns/set_turn_embeddings",

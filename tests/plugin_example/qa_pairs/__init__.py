@@ -24,7 +24,9 @@ class QuestionLayer(Layer[list[dict[str, Any]]]):
     needs = ("turns",)
     writes = ("questions/merge_questions",)
     prunes = ("questions/prune_questions",)
-    # what a backup of a space restores: the label with what its nodes hold, and the links
+    # its part of the graph, declared as graphmem's own layers declare theirs: the label with
+    # what its nodes always hold (each links to its turns by FROM_TURN unless listed in
+    # `unsourced`), and the relationships; a backup of a space restores what is declared
     owns: ClassVar = {"Question": ("text", "session_id")}
     joins: ClassVar = {"ANSWERED_BY": (("Question", "Turn"),)}
     options_model = QuestionOptions

@@ -11,13 +11,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
 from graphmem.ids import conversation_id, part, session_id
 from graphmem.ingest.embedding_rows import changed, embedding_rows
-from graphmem.ingest.layer import Job, Layer, LayerResult, VectorKind
+from graphmem.ingest.layer import Job, Joins, Layer, LayerResult, Owns, VectorKind
 from graphmem.ingest.layers.edus.extract import EDURecord, conversation_edus
 from graphmem.store import Tx
 
@@ -110,6 +110,14 @@ class EduLayer(Layer[EduPayload]):
               "ingest/edus/set_embeddings", "ingest/edus/merge_synonyms")
     prunes = ("ingest/edus/prune_edus", "ingest/edus/prune_argument_links")
     vectors = (VectorKind("EDU"), VectorKind("Argument"))
+    owns: ClassVar[Owns] = {
+        "EDU": ("text", "session_id", "conversation_id", "source_ids", "embedding"),
+        "Argument": ("text", "embedding")}
+    joins: ClassVar[Joins] = {
+        "HAS_EDU": (("Session", "EDU"),),
+        "HAS_ARGUMENT": (("EDU", "Argument"),),
+        "SYNONYM": (("Argument", "Argument"),)}
+    unsourced = ("Argument",)  # shared by the statements that mention it
 
     def prepare(self, job: Job) -> EduPayload:
         space, conv, cid = job.space, job.conversation, job.conversation_id

@@ -22,14 +22,14 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
 from graphmem.config import Settings
 from graphmem.ids import part, session_id
 from graphmem.ingest.embedding_rows import changed, embedding_rows
-from graphmem.ingest.layer import Job, Layer, LayerContext, LayerResult, VectorKind
+from graphmem.ingest.layer import Job, Joins, Layer, LayerContext, LayerResult, Owns, VectorKind
 from graphmem.ingest.layers.episodes.memdecider import (
     MODEL_PATH,
     TurnText,
@@ -76,6 +76,12 @@ class EpisodeLayer(Layer[EpisodePayload]):
               "ingest/episodes/link_episodes", "ingest/episodes/set_episode_embeddings")
     prunes = ("ingest/episodes/prune_episodes",)
     vectors = (VectorKind("Episode"),)
+    owns: ClassVar[Owns] = {"Episode": ("conversation_id", "source_ids", "embedding")}
+    joins: ClassVar[Joins] = {
+        "HAS_EPISODE": (("Session", "Episode"),),
+        "RELATED": (("Episode", "Episode"),),
+        "SUPERSEDED_BY": (("Episode", "Episode"),),
+        "MERGED_INTO": (("Episode", "Episode"),)}
     options_model = EpisodeOptions
 
     def __init__(self, context: LayerContext, config: EpisodeConfig | None = None) -> None:

@@ -18,14 +18,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from itertools import pairwise
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
 from graphmem.config import Settings
 from graphmem.ids import part, session_id
 from graphmem.ingest.embedding_rows import changed, embedding_rows
-from graphmem.ingest.layer import Job, Layer, LayerContext, LayerResult, VectorKind
+from graphmem.ingest.layer import Job, Joins, Layer, LayerContext, LayerResult, Owns, VectorKind
 from graphmem.ingest.layers.events.boundary_model import MODEL_PATH
 from graphmem.ingest.layers.events.segmentation import (
     DEFAULT,
@@ -151,6 +151,14 @@ class EventLayer(Layer[EventPayload]):
               "ingest/events/set_event_embeddings", "ingest/events/link_events")
     prunes = ("ingest/events/prune_events",)
     vectors = (VectorKind("Event"), VectorKind("Boundary"))
+    owns: ClassVar[Owns] = {
+        "Event": ("session_id", "conversation_id", "source_ids", "embedding"),
+        "Boundary": ("conversation_id", "embedding")}
+    joins: ClassVar[Joins] = {
+        "HAS_EVENT": (("Session", "Event"),),
+        "OPENS": (("Boundary", "Event"),),
+        "CLOSES": (("Boundary", "Event"),),
+        "NEXT_EVENT": (("Event", "Event"),)}
 
     def __init__(self, context: LayerContext, config: SegmentationConfig = DEFAULT) -> None:
         super().__init__(context)

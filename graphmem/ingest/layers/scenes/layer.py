@@ -19,7 +19,7 @@ writes only the scene vectors whose turns changed and embeds only profiles whose
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -31,7 +31,7 @@ from graphmem.ingest.embedding_rows import (
     embedding_rows,
     mean_vector,
 )
-from graphmem.ingest.layer import Job, Layer, LayerContext, LayerResult, VectorKind
+from graphmem.ingest.layer import Job, Joins, Layer, LayerContext, LayerResult, Owns, VectorKind
 from graphmem.ingest.layers.scenes.grouping import (
     Scene,
     SceneConfig,
@@ -75,6 +75,17 @@ class SceneLayer(Layer[ScenePayload]):
               "ingest/scenes/set_profile_embeddings")
     prunes = ("ingest/scenes/prune_scenes", "ingest/scenes/prune_characters")
     vectors = (VectorKind("Scene", composed=True), VectorKind("Profile"))
+    owns: ClassVar[Owns] = {
+        "Character": ("key", "name"),
+        "Scene": ("conversation_id", "source_ids", "embedding"),
+        "Profile": ("text", "conversation_id", "source_ids", "embedding")}
+    joins: ClassVar[Joins] = {
+        "SPEAKS_AS": (("Character", "Speaker"),),
+        "HAS_SCENE": (("Conversation", "Scene"),),
+        "IN_SCENE": (("Character", "Scene"),),
+        "HAS_PROFILE": (("Character", "Profile"),),
+        "FEATURES": (("Profile", "Scene"),)}
+    unsourced = ("Character",)  # one per speaker, in every scene it is part of
     options_model = SceneOptions
 
     def __init__(self, context: LayerContext, config: SceneConfig | None = None) -> None:

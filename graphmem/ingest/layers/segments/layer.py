@@ -11,11 +11,11 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 from graphmem.ids import conversation_id, part, session_id
 from graphmem.ingest.embedding_rows import changed, embedding_rows
-from graphmem.ingest.layer import Job, Layer, LayerContext, LayerResult, VectorKind
+from graphmem.ingest.layer import Job, Joins, Layer, LayerContext, LayerResult, Owns, VectorKind
 from graphmem.ingest.layers.edus import Edus
 from graphmem.ingest.layers.segments.units import (
     Round,
@@ -55,6 +55,12 @@ class SegmentLayer(Layer[SegmentPayload]):
     writes = ("ingest/segments/merge_units", "ingest/segments/set_unit_embeddings")
     prunes = ("ingest/segments/prune_units",)
     vectors = (VectorKind("RetrievalUnit"),)
+    owns: ClassVar[Owns] = {
+        "RetrievalUnit": ("text", "session_id", "source_ids", "embedding"),
+        "ContextUnit": ("text", "session_id", "source_ids")}
+    joins: ClassVar[Joins] = {
+        "HAS_UNIT": (("Session", "RetrievalUnit"),),
+        "SHOWS": (("RetrievalUnit", "ContextUnit"),)}
     options_model = SegmentOptions
 
     def __init__(self, context: LayerContext, config: SegmentConfig | None = None) -> None:
