@@ -1,9 +1,19 @@
 // Any node of one space by id: its kind, its properties (vectors left out) and the turns it
-// comes from, in time order (a turn is its own source; a session's are its turns).
-// Params: $space, $id.
-MATCH (n:Space|Conversation|Session|Turn|Speaker|EDU|Argument|Event|Boundary|RetrievalUnit
-       |ContextUnit|Character|Scene|Profile|Episode {id: $id})
-WHERE n.space = $space OR (n:Space AND n.id = $space)
+// comes from, in time order (a turn is its own source; a session's are its turns). A node of
+// graphmem's own labels is found by its label's id index; any other (a plug-in layer's) through
+// the turns it comes from (FROM_TURN), which every derived node links to. Params: $space, $id.
+OPTIONAL MATCH (own:Space|Conversation|Session|Turn|Speaker|EDU|Argument|Event|Boundary
+                |RetrievalUnit|ContextUnit|Character|Scene|Profile|Episode {id: $id})
+WHERE own.space = $space OR (own:Space AND own.id = $space)
+CALL (own) {
+  WITH own WHERE own IS NOT NULL
+  RETURN own AS n
+  UNION
+  WITH own WHERE own IS NULL
+  MATCH (:Turn {space: $space})<-[:FROM_TURN]-(n {id: $id})
+  WHERE n.space = $space
+  RETURN n
+}
 CALL (n) {
   OPTIONAL MATCH (n)-[:FROM_TURN|HAS_TURN]->(f:Turn)
   WITH n, collect(DISTINCT f) AS linked

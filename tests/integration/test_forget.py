@@ -252,6 +252,22 @@ def test_every_derived_node_links_to_its_turns(memory: Memory, space: str, tmp_p
     assert {kind: linked for kind, linked in derived.items() if linked != [True]} == {}
 
 
+def test_a_plug_in_layer_s_node_is_found_by_its_id_like_graphmem_s(
+        memory: Memory, space: str, tmp_path: Path, qa_pairs: ModuleType) -> None:
+    """``unit`` finds a node of a label graphmem does not know (through the turns it comes
+    from), with those turns, and only in its own space."""
+    stored_chat(memory, space, tmp_path, "k-12", layers=WITH_PLUGIN)
+    [row] = query_rows(memory.store, "MATCH (q:Question {space: $space})-[:FROM_TURN]->(t) "
+                       "RETURN q.id AS id, q.text AS text, collect(t.id) AS turns LIMIT 1",
+                       space=space)
+    unit = memory.unit(space, row["id"])
+    assert unit is not None and unit.kind == "Question"
+    assert unit.properties["text"] == row["text"]
+    assert sorted(t["id"] for t in unit.source_turns) == sorted(row["turns"])
+    assert memory.unit(space + "-elsewhere", row["id"]) is None
+    assert memory.unit(space, row["id"] + "-none") is None
+
+
 def test_the_history_says_who_changed_what(memory: Memory, space: str) -> None:
     memory.add_messages(space, "c", [{"speaker": "Ann", "text": "I adopted a cat."}],
                         layers="edus")
