@@ -126,6 +126,10 @@ class LayerResult:
     fallbacks: list[str] = field(default_factory=list)
 
 
+# statements any layer writes with, beside those of its own folder: every layer stores its
+# vectors through the one statement that knows every embedded label
+SHARED_WRITES = ("ingest/set_vectors",)
+
 # what a layer declares of the graph: label -> the properties its nodes always have, and
 # relationship type -> the (from, to) labels it joins
 Owns = Mapping[str, tuple[str, ...]]

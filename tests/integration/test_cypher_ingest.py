@@ -70,18 +70,30 @@ def _merge_turns(store: GraphStore, space: str, memory: Memory) -> None:
     assert store.read("admin/space_snapshot", space=space) == before  # same values: no change
 
 
-@case("ingest/turns/set_turn_embeddings")
+@case("ingest/set_vectors")
 @case("ingest/turns/turn_embedding_hashes")
 def _embeddings(store: GraphStore, space: str, memory: Memory) -> None:
     tid = turn_id(space, KEY, "s1:2")
     rows = [{"id": tid, "embedding": vector(memory, "x"), "embedded_hash": "abc"}]
-    assert store.write("ingest/turns/set_turn_embeddings", space=space,
+    assert store.write("ingest/set_vectors", space=space,
                        rows=rows) == [{"embedded": 1}]
+    assert store.write("ingest/set_vectors", space="elsewhere", rows=rows) == [{"embedded": 0}]
     hashes = {r["id"]: r["embedded_hash"] for r in store.read(
         "ingest/turns/turn_embedding_hashes", space=space,
         ids=[r["id"] for r in query_rows(store, "MATCH (t:Turn {space: $s}) RETURN t.id AS id",
                                          s=space)] + [turn_id("elsewhere", KEY, "s1:2")])}
     assert len(hashes) == 17 and hashes[tid] == "abc"
+    # one statement for every embedded label: a node of each, found by its id
+    kinds = query_rows(store, "MATCH (n {space: $s}) WHERE n.embedding IS NOT NULL "
+                       "WITH labels(n)[0] AS kind, min(n.id) AS id RETURN kind, id", s=space)
+    assert {k["kind"] for k in kinds} >= {"Turn", "EDU", "Argument", "Event", "RetrievalUnit"}
+    marked = [{"id": k["id"], "embedding": vector(memory, k["kind"]), "embedded_hash": "k"}
+              for k in kinds]
+    assert store.write("ingest/set_vectors", space=space,
+                       rows=marked) == [{"embedded": len(kinds)}]
+    assert query_rows(store, "MATCH (n {space: $s}) WHERE n.id IN $ids "
+                      "RETURN collect(DISTINCT n.embedded_hash) AS h", s=space,
+                      ids=[k["id"] for k in kinds]) == [{"h": ["k"]}]
 
 
 @case("ingest/turns/link_turns")
@@ -214,7 +226,6 @@ def _prune(store: GraphStore, space: str, memory: Memory) -> None:
     assert row["pruned"] > 0 and len(_edu_rows(store, space)) == before - row["pruned"]
 
 
-@case("ingest/edus/set_embeddings")
 @case("ingest/edus/space_arguments")
 @case("ingest/edus/merge_arguments")
 @case("ingest/edus/link_arguments")
@@ -239,14 +250,13 @@ def _arguments(store: GraphStore, space: str, memory: Memory) -> None:
     assert query_rows(store, linked, e=edu) == [{"id": first}]  # only the named link is left
     assert store.write("ingest/edus/prune_argument_links", space="elsewhere", edu_ids=[edu],
                        links=[]) == [{"dropped": 0}]
-    assert store.write("ingest/edus/set_embeddings", space=space, rows=[
+    assert store.write("ingest/set_vectors", space=space, rows=[
         {"id": first, "embedding": vector(memory, "clay"), "embedded_hash": "h"}]) == [
         {"embedded": 1}]
 
 
 @case("ingest/segments/merge_units")
 @case("ingest/segments/unit_embedding_hashes")
-@case("ingest/segments/set_unit_embeddings")
 def _merge_units(store: GraphStore, space: str, memory: Memory) -> None:
     cid = conversation_id(space, KEY)
     ids = [r["id"] for r in query_rows(store, "MATCH (r:RetrievalUnit {space: $s}) "
@@ -263,7 +273,7 @@ def _merge_units(store: GraphStore, space: str, memory: Memory) -> None:
     assert store.write("ingest/segments/merge_units", space=space, units=[unit]) == [{"units": 1}]
     assert store.write("ingest/segments/merge_units", space="elsewhere",
                        units=[unit]) == [{"units": 0}]
-    assert store.write("ingest/segments/set_unit_embeddings", space=space, rows=[
+    assert store.write("ingest/set_vectors", space=space, rows=[
         {"id": unit["id"], "embedding": vector(memory, "clay"), "embedded_hash": "h"}]) == [
         {"embedded": 1}]
     [found] = [r for r in _units(store, space) if r["id"] == unit["id"]]
@@ -295,7 +305,6 @@ def _conversation_events(store: GraphStore, space: str, memory: Memory) -> None:
 
 
 @case("ingest/events/merge_events")
-@case("ingest/events/set_event_embeddings")
 def _merge_events(store: GraphStore, space: str, memory: Memory) -> None:
     sid = session_id(space, KEY, "s3")
     row = {"id": f"{sid}/event/extra", "session_id": sid,
@@ -307,9 +316,9 @@ def _merge_events(store: GraphStore, space: str, memory: Memory) -> None:
     assert store.write("ingest/events/merge_events", space="elsewhere",
                        events=[row]) == [{"events": 0}]
     rows = [{"id": row["id"], "embedding": vector(memory, "mugs"), "embedded_hash": "h"}]
-    assert store.write("ingest/events/set_event_embeddings", space=space,
+    assert store.write("ingest/set_vectors", space=space,
                        rows=rows) == [{"embedded": 1}]
-    assert store.write("ingest/events/set_event_embeddings", space="elsewhere",
+    assert store.write("ingest/set_vectors", space="elsewhere",
                        rows=rows) == [{"embedded": 0}]
 
 
@@ -379,7 +388,6 @@ def _characters(store: GraphStore, space: str, memory: Memory) -> None:
 
 
 @case("ingest/scenes/merge_scenes")
-@case("ingest/scenes/set_scene_embeddings")
 @case("ingest/scenes/scene_embedding_hashes")
 @case("retrieve/scenes_vector")
 def _merge_scenes(store: GraphStore, space: str, memory: Memory) -> None:
@@ -394,7 +402,7 @@ def _merge_scenes(store: GraphStore, space: str, memory: Memory) -> None:
     assert store.write("ingest/scenes/merge_scenes", space=space, scenes=[scene]) == [{"scenes": 1}]
     assert store.write("ingest/scenes/merge_scenes", space="elsewhere", scenes=[scene]) == [
         {"scenes": 0}]
-    assert store.write("ingest/scenes/set_scene_embeddings", space=space, rows=[
+    assert store.write("ingest/set_vectors", space=space, rows=[
         {"id": scene["id"], "embedding": vector(memory, scene["summary"]),
          "embedded_hash": "h"}]) == [{"embedded": 1}]
     top = _scenes(store, space, "Pepper the greyhound", memory, k=1)[0]
@@ -408,7 +416,6 @@ def _merge_scenes(store: GraphStore, space: str, memory: Memory) -> None:
 
 
 @case("ingest/scenes/merge_profiles")
-@case("ingest/scenes/set_profile_embeddings")
 def _merge_profiles(store: GraphStore, space: str, memory: Memory) -> None:
     cid = conversation_id(space, KEY)
     scene_id = _scenes(store, space, "running", memory)[0]["id"]
@@ -418,7 +425,7 @@ def _merge_profiles(store: GraphStore, space: str, memory: Memory) -> None:
                "source_ids": ["s1:4"], "source_turn_ids": [turn_id(space, KEY, "s1:4")]}
     assert store.write("ingest/scenes/merge_profiles", space=space, profiles=[profile]) == [
         {"profiles": 1}]
-    assert store.write("ingest/scenes/set_profile_embeddings", space=space, rows=[
+    assert store.write("ingest/set_vectors", space=space, rows=[
         {"id": profile["id"], "embedding": vector(memory, "Jonas runs."),
          "embedded_hash": "h"}]) == [{"embedded": 1}]
     rows = query_rows(store, """
@@ -463,7 +470,6 @@ def _set_salience(store: GraphStore, space: str, memory: Memory) -> None:
 
 
 @case("ingest/episodes/merge_episodes")
-@case("ingest/episodes/set_episode_embeddings")
 @case("ingest/episodes/episode_state")
 @case("retrieve/episodes_vector")
 @case("retrieve/episodes_by_id")
@@ -475,7 +481,7 @@ def _merge_episodes(store: GraphStore, space: str, memory: Memory) -> None:
                        units=[unit]) == [{"units": 1}]
     assert store.write("ingest/episodes/merge_episodes", space="elsewhere", units=[unit]) == [
         {"units": 0}]
-    assert store.write("ingest/episodes/set_episode_embeddings", space=space, rows=[
+    assert store.write("ingest/set_vectors", space=space, rows=[
         {"id": unit["id"], "embedding": vector(memory, unit["representation"]),
          "embedded_hash": "h"}]) == [{"embedded": 1}]
     [after] = store.read("ingest/episodes/episode_state", space=space, conversation_id=cid)
@@ -500,7 +506,7 @@ def _link_episodes(store: GraphStore, space: str, memory: Memory) -> None:
     a, b, c = (_episode(space, k, f"Pepper fact {k}") for k in ("a", "b", "c"))
     store.write("ingest/episodes/merge_episodes", space=space, units=[a, b, c])
     for u in (a, b, c):
-        store.write("ingest/episodes/set_episode_embeddings", space=space, rows=[
+        store.write("ingest/set_vectors", space=space, rows=[
             {"id": u["id"], "embedding": vector(memory, u["content"]), "embedded_hash": "h"}])
     [row] = store.write("ingest/episodes/link_episodes", space=space, conversation_id=cid,
                         related=[{"a": a["id"], "b": b["id"], "score": 0.8}],

@@ -45,11 +45,10 @@ def test_every_layer_honours_the_write_batch_size(memory: Memory, space: str,
     monkeypatch.setattr(Tx, "run", spy)
     settings = memory.settings.model_copy(update={"write_batch_size": 3})
     Memory(settings, store=memory.store, embedder=memory.embedder).ingest(SAMPLE, space=space)
-    batched = {"ingest/turns/merge_turns", "ingest/turns/set_turn_embeddings",
+    batched = {"ingest/turns/merge_turns", "ingest/set_vectors",
                "ingest/edus/merge_edus", "ingest/edus/merge_arguments",
-               "ingest/edus/link_arguments", "ingest/edus/set_embeddings",
-               "ingest/events/merge_events", "ingest/events/merge_boundaries",
-               "ingest/events/set_event_embeddings"}
+               "ingest/edus/link_arguments", "ingest/events/merge_events",
+               "ingest/events/merge_boundaries"}
     assert batched <= set(sizes)
     for name in batched:
         assert max(sizes[name]) <= 3, name

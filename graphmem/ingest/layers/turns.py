@@ -95,7 +95,7 @@ class TurnsLayer(Layer[TurnsPayload]):
     unsourced = ("Conversation", "Session", "Speaker", "Turn")  # the turns themselves
     reads = ("ingest/turns/turn_embedding_hashes",)
     writes = ("ingest/turns/merge_conversation", "ingest/turns/merge_sessions",
-              "ingest/turns/merge_turns", "ingest/turns/set_turn_embeddings",
+              "ingest/turns/merge_turns", "ingest/set_vectors",
               "ingest/turns/link_turns")
 
     def prepare(self, job: Job) -> TurnsPayload:
@@ -133,7 +133,7 @@ class TurnsLayer(Layer[TurnsPayload]):
         tx.run("ingest/turns/merge_sessions", space=job.space, conversation_id=cid,
                sessions=payload.sessions)
         self.write_rows(tx, "ingest/turns/merge_turns", "turns", payload.turns, space=job.space)
-        self.write_rows(tx, "ingest/turns/set_turn_embeddings", "rows", payload.embeddings,
+        self.write_rows(tx, "ingest/set_vectors", "rows", payload.embeddings,
                         space=job.space)
         tx.run("ingest/turns/link_turns", space=job.space, conversation_id=cid)
 

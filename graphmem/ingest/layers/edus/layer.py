@@ -107,7 +107,7 @@ class EduLayer(Layer[EduPayload]):
              "ingest/edus/space_arguments", "ingest/edus/argument_neighbours",
              "ingest/edus/conversation_edus")
     writes = ("ingest/edus/merge_edus", "ingest/edus/merge_arguments", "ingest/edus/link_arguments",
-              "ingest/edus/set_embeddings", "ingest/edus/merge_synonyms")
+              "ingest/set_vectors", "ingest/edus/merge_synonyms")
     prunes = ("ingest/edus/prune_edus", "ingest/edus/prune_argument_links")
     vectors = (VectorKind("EDU"), VectorKind("Argument"))
     owns: ClassVar[Owns] = {
@@ -228,7 +228,7 @@ class EduLayer(Layer[EduPayload]):
         self.write_rows(tx, "ingest/edus/merge_arguments", "arguments", payload.arguments,
                         space=space)
         self.write_rows(tx, "ingest/edus/link_arguments", "links", payload.links, space=space)
-        self.write_rows(tx, "ingest/edus/set_embeddings", "rows",
+        self.write_rows(tx, "ingest/set_vectors", "rows",
                         payload.embeddings + new_arguments, space=space)
         if payload.synonyms:
             self.write_rows(tx, "ingest/edus/merge_synonyms", "pairs", payload.synonyms,

@@ -73,7 +73,7 @@ class EpisodeLayer(Layer[EpisodePayload]):
     needs = ("turns",)
     reads = ("ingest/turns/turn_vectors", "ingest/episodes/episode_state")
     writes = ("ingest/episodes/set_salience", "ingest/episodes/merge_episodes",
-              "ingest/episodes/link_episodes", "ingest/episodes/set_episode_embeddings")
+              "ingest/episodes/link_episodes", "ingest/set_vectors")
     prunes = ("ingest/episodes/prune_episodes",)
     vectors = (VectorKind("Episode"),)
     owns: ClassVar[Owns] = {"Episode": ("conversation_id", "source_ids", "embedding")}
@@ -208,7 +208,7 @@ class EpisodeLayer(Layer[EpisodePayload]):
         tx.run("ingest/episodes/prune_episodes", space=space, conversation_id=cid,
                keep=[row["id"] for row in payload.units])
         self.write_rows(tx, "ingest/episodes/merge_episodes", "units", payload.units, space=space)
-        self.write_rows(tx, "ingest/episodes/set_episode_embeddings", "rows", payload.embeddings,
+        self.write_rows(tx, "ingest/set_vectors", "rows", payload.embeddings,
                         space=space)
         tx.run("ingest/episodes/link_episodes", space=space, conversation_id=cid,
                related=payload.related, superseded=payload.superseded, merged=payload.merged,

@@ -148,7 +148,7 @@ class EventLayer(Layer[EventPayload]):
     scope = "session"
     reads = ("ingest/events/conversation_events", "ingest/turns/turn_vectors")
     writes = ("ingest/events/merge_events", "ingest/events/merge_boundaries",
-              "ingest/events/set_event_embeddings", "ingest/events/link_events")
+              "ingest/set_vectors", "ingest/events/link_events")
     prunes = ("ingest/events/prune_events",)
     vectors = (VectorKind("Event"), VectorKind("Boundary"))
     owns: ClassVar[Owns] = {
@@ -291,7 +291,7 @@ class EventLayer(Layer[EventPayload]):
         self.write_rows(tx, "ingest/events/merge_events", "events", payload.events, space=space)
         self.write_rows(tx, "ingest/events/merge_boundaries", "boundaries", payload.boundaries,
                         space=space)
-        self.write_rows(tx, "ingest/events/set_event_embeddings", "rows", payload.embeddings,
+        self.write_rows(tx, "ingest/set_vectors", "rows", payload.embeddings,
                         space=space)
         tx.run("ingest/events/link_events", space=space, conversation_id=payload.conversation_id)
 

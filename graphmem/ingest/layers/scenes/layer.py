@@ -71,8 +71,7 @@ class SceneLayer(Layer[ScenePayload]):
     reads = ("ingest/turns/turn_vectors", "ingest/scenes/space_characters",
              "ingest/scenes/scene_embedding_hashes")
     writes = ("ingest/scenes/merge_characters", "ingest/scenes/merge_scenes",
-              "ingest/scenes/merge_profiles", "ingest/scenes/set_scene_embeddings",
-              "ingest/scenes/set_profile_embeddings")
+              "ingest/scenes/merge_profiles", "ingest/set_vectors")
     prunes = ("ingest/scenes/prune_scenes", "ingest/scenes/prune_characters")
     vectors = (VectorKind("Scene", composed=True), VectorKind("Profile"))
     owns: ClassVar[Owns] = {
@@ -201,9 +200,9 @@ class SceneLayer(Layer[ScenePayload]):
         self.write_rows(tx, "ingest/scenes/merge_scenes", "scenes", payload.scenes, space=space)
         self.write_rows(tx, "ingest/scenes/merge_profiles", "profiles", payload.profiles,
                         space=space)
-        self.write_rows(tx, "ingest/scenes/set_scene_embeddings", "rows", payload.scene_embeddings,
+        self.write_rows(tx, "ingest/set_vectors", "rows", payload.scene_embeddings,
                         space=space)
-        self.write_rows(tx, "ingest/scenes/set_profile_embeddings", "rows",
+        self.write_rows(tx, "ingest/set_vectors", "rows",
                         payload.profile_embeddings, space=space)
         tx.run("ingest/scenes/prune_characters", space=space)
 

@@ -52,7 +52,7 @@ class SegmentLayer(Layer[SegmentPayload]):
     needs = ("turns", "edus")
     scope = "session"
     reads = ("ingest/segments/unit_embedding_hashes",)
-    writes = ("ingest/segments/merge_units", "ingest/segments/set_unit_embeddings")
+    writes = ("ingest/segments/merge_units", "ingest/set_vectors")
     prunes = ("ingest/segments/prune_units",)
     vectors = (VectorKind("RetrievalUnit"),)
     owns: ClassVar[Owns] = {
@@ -128,5 +128,5 @@ class SegmentLayer(Layer[SegmentPayload]):
         tx.run("ingest/segments/prune_units", space=space, session_ids=payload.session_ids,
                keep=keep)
         self.write_rows(tx, "ingest/segments/merge_units", "units", payload.units, space=space)
-        self.write_rows(tx, "ingest/segments/set_unit_embeddings", "rows", payload.embeddings,
+        self.write_rows(tx, "ingest/set_vectors", "rows", payload.embeddings,
                         space=space)
