@@ -19,10 +19,12 @@ from typing import Any, ClassVar, Generic, Literal, TypeVar
 
 from pydantic import ValidationError
 from pydantic_settings import BaseSettings, SettingsConfigDict
+from tqdm import tqdm
 
 from graphmem.config import Settings
 from graphmem.errors import ConfigurationError
 from graphmem.ids import conversation_id, session_id
+from graphmem.ingest.embedding_rows import BATCH, changed, embedding_rows
 from graphmem.models import ConversationRecord
 from graphmem.providers.embedder import Embedder
 from graphmem.providers.llm import LLM
@@ -129,6 +131,8 @@ class LayerResult:
 # statements any layer writes with, beside those of its own folder: every layer stores its
 # vectors through the one statement that knows every embedded label
 SHARED_WRITES = ("ingest/set_vectors",)
+# and the hashes of the vectors already stored, read by the same union (Layer.embed_changed)
+SHARED_READS = ("ingest/embedded_hashes",)
 
 # what a layer declares of the graph: label -> the properties its nodes always have, and
 # relationship type -> the (from, to) labels it joins
@@ -226,6 +230,22 @@ class Layer(ABC, Generic[P]):
         raise ConfigurationError(
             f"layer {self.name!r} cannot hand its results over from the graph; run it in the "
             f"same ingest as the layers that need it")
+
+    def embed_changed(self, space: str, texts: Mapping[str, str],
+                      known: Mapping[str, str | None] | None = None,
+                      unit: str = "item") -> tuple[list[dict[str, Any]], int]:
+        """Vectors for the ``texts`` (by node id) whose stored vector embeds another text or
+        came from another model, as rows for ``ingest/set_vectors``, and how many were kept.
+        ``known`` gives the stored hashes when the layer has read them already; else they are
+        read here, for any embedded label. A bar shows progress for a long run."""
+        if known is None:
+            known = {row["id"]: row["embedded_hash"] for row in self.store.read(
+                "ingest/embedded_hashes", space=space, ids=list(texts))}
+        todo = changed(self.embedder, texts, known)
+        with tqdm(total=len(todo), desc="embed", unit=unit, leave=False,
+                  disable=not self.context.progress or len(todo) < BATCH) as bar:
+            rows = embedding_rows(self.embedder, todo, texts, bar.update)
+        return rows, len(texts) - len(todo)
 
     def write_rows(self, tx: Tx, statement: str, key: str, rows: list[dict[str, Any]],
                    **params: Any) -> None:

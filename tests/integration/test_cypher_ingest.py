@@ -71,7 +71,7 @@ def _merge_turns(store: GraphStore, space: str, memory: Memory) -> None:
 
 
 @case("ingest/set_vectors")
-@case("ingest/turns/turn_embedding_hashes")
+@case("ingest/embedded_hashes")
 def _embeddings(store: GraphStore, space: str, memory: Memory) -> None:
     tid = turn_id(space, KEY, "s1:2")
     rows = [{"id": tid, "embedding": vector(memory, "x"), "embedded_hash": "abc"}]
@@ -79,7 +79,7 @@ def _embeddings(store: GraphStore, space: str, memory: Memory) -> None:
                        rows=rows) == [{"embedded": 1}]
     assert store.write("ingest/set_vectors", space="elsewhere", rows=rows) == [{"embedded": 0}]
     hashes = {r["id"]: r["embedded_hash"] for r in store.read(
-        "ingest/turns/turn_embedding_hashes", space=space,
+        "ingest/embedded_hashes", space=space,
         ids=[r["id"] for r in query_rows(store, "MATCH (t:Turn {space: $s}) RETURN t.id AS id",
                                          s=space)] + [turn_id("elsewhere", KEY, "s1:2")])}
     assert len(hashes) == 17 and hashes[tid] == "abc"
@@ -94,6 +94,11 @@ def _embeddings(store: GraphStore, space: str, memory: Memory) -> None:
     assert query_rows(store, "MATCH (n {space: $s}) WHERE n.id IN $ids "
                       "RETURN collect(DISTINCT n.embedded_hash) AS h", s=space,
                       ids=[k["id"] for k in kinds]) == [{"h": ["k"]}]
+    # and one reads every label's hashes back, in its own space only
+    ids = [k["id"] for k in kinds]
+    assert {r["id"]: r["embedded_hash"] for r in store.read(
+        "ingest/embedded_hashes", space=space, ids=ids)} == dict.fromkeys(ids, "k")
+    assert store.read("ingest/embedded_hashes", space="elsewhere", ids=ids) == []
 
 
 @case("ingest/turns/link_turns")
@@ -204,10 +209,9 @@ def _conversation_edus(store: GraphStore, space: str, memory: Memory) -> None:
 
 
 @case("ingest/edus/merge_edus")
-@case("ingest/edus/edu_embedding_hashes")
 def _merge_edus(store: GraphStore, space: str, memory: Memory) -> None:
     cid = conversation_id(space, KEY)
-    hashes = store.read("ingest/edus/edu_embedding_hashes", space=space,
+    hashes = store.read("ingest/embedded_hashes", space=space,
                         ids=[r["id"] for r in _edu_rows(store, space)] + [f"{cid}#nothing~0"])
     edu = {"id": f"{cid}#extra~0", "session_id": session_id(space, KEY, "s1"),
            "conversation_id": cid, "kind": "edu", "text": "Maya likes clay.",
@@ -256,13 +260,12 @@ def _arguments(store: GraphStore, space: str, memory: Memory) -> None:
 
 
 @case("ingest/segments/merge_units")
-@case("ingest/segments/unit_embedding_hashes")
 def _merge_units(store: GraphStore, space: str, memory: Memory) -> None:
     cid = conversation_id(space, KEY)
     ids = [r["id"] for r in query_rows(store, "MATCH (r:RetrievalUnit {space: $s}) "
                                        "RETURN r.id AS id", s=space)]
     # every stored unit has an embedding
-    assert len(store.read("ingest/segments/unit_embedding_hashes", space=space,
+    assert len(store.read("ingest/embedded_hashes", space=space,
                           ids=[*ids, "x"])) == len(_units(store, space)) == 17
     unit = {"id": f"{cid}#r~extra", "context_id": f"{cid}#c~extra",
             "session_id": session_id(space, KEY, "s1"), "conversation_id": cid, "order": 99,

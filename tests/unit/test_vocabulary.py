@@ -73,6 +73,7 @@ def test_statements_naming_every_label_of_a_kind_name_the_declared_ones() -> Non
     assert union("ingest/forget_conversation", "Session") == {*words.sourced, "Session", "Turn"}
     embedded = {kind.label for layer in OWN for kind in layer.vectors}
     assert union("ingest/set_vectors", "Turn") == embedded
+    assert union("ingest/embedded_hashes", "Turn") == embedded
     kinds = set(re.findall(r"WHERE \$kind = '(\w+)'", load("admin/reembed/vector_texts")))
     assert kinds == {kind.label.lower() for layer in OWN for kind in layer.vectors
                      if kind.statement == "admin/reembed/vector_texts"}

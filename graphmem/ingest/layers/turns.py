@@ -10,11 +10,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from tqdm import tqdm
-
 from graphmem.ids import session_id, speaker_id, turn_id
-from graphmem.ingest.embedding_rows import BATCH, changed, embedding_hash, embedding_rows
-from graphmem.ingest.layer import Job, Joins, Layer, LayerResult, Owns, VectorKind
+from graphmem.ingest.embedding_rows import embedding_hash
+from graphmem.ingest.layer import SHARED_READS, Job, Joins, Layer, LayerResult, Owns, VectorKind
 from graphmem.models import ConversationRecord, TurnRecord
 from graphmem.providers.embedder import Embedder
 from graphmem.store import GraphStore, Tx
@@ -93,7 +91,7 @@ class TurnsLayer(Layer[TurnsPayload]):
         "SPOKEN_BY": (("Turn", "Speaker"),),
         "NEXT": (("Turn", "Turn"),)}
     unsourced = ("Conversation", "Session", "Speaker", "Turn")  # the turns themselves
-    reads = ("ingest/turns/turn_embedding_hashes",)
+    reads = SHARED_READS
     writes = ("ingest/turns/merge_conversation", "ingest/turns/merge_sessions",
               "ingest/turns/merge_turns", "ingest/set_vectors",
               "ingest/turns/link_turns")
@@ -117,13 +115,7 @@ class TurnsLayer(Layer[TurnsPayload]):
                     "source_id": turn.source_id, "image_caption": turn.image_caption,
                     "image_url": turn.image_url, "said_at": turn.said_at})
                 texts[tid] = embedded_line(turn)
-        known = {row["id"]: row["embedded_hash"] for row in self.store.read(
-            "ingest/turns/turn_embedding_hashes", space=space, ids=list(texts))}
-        todo = changed(self.embedder, texts, known)
-        payload.unchanged = len(texts) - len(todo)
-        with tqdm(total=len(todo), desc="embed", unit="turn", leave=False,
-                  disable=not self.context.progress or len(todo) < BATCH) as bar:
-            payload.embeddings = embedding_rows(self.embedder, todo, texts, bar.update)
+        payload.embeddings, payload.unchanged = self.embed_changed(space, texts, unit="turn")
         return payload
 
     def write(self, tx: Tx, job: Job, payload: TurnsPayload) -> None:

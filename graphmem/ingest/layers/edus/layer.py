@@ -16,8 +16,8 @@ from typing import Any, ClassVar
 import numpy as np
 
 from graphmem.ids import conversation_id, part, session_id
-from graphmem.ingest.embedding_rows import changed, embedding_rows
-from graphmem.ingest.layer import Job, Joins, Layer, LayerResult, Owns, VectorKind
+from graphmem.ingest.embedding_rows import embedding_rows
+from graphmem.ingest.layer import SHARED_READS, Job, Joins, Layer, LayerResult, Owns, VectorKind
 from graphmem.ingest.layers.edus.extract import EDURecord, conversation_edus
 from graphmem.store import Tx
 
@@ -103,7 +103,7 @@ def merge_pairs(close: dict[str, list[tuple[float, str]]]) -> list[dict[str, Any
 class EduLayer(Layer[EduPayload]):
     name = "edus"
     scope = "session"
-    reads = ("ingest/edus/edu_embedding_hashes", "ingest/edus/known_arguments",
+    reads = (*SHARED_READS, "ingest/edus/known_arguments",
              "ingest/edus/space_arguments", "ingest/edus/argument_neighbours",
              "ingest/edus/conversation_edus")
     writes = ("ingest/edus/merge_edus", "ingest/edus/merge_arguments", "ingest/edus/link_arguments",
@@ -136,11 +136,7 @@ class EduLayer(Layer[EduPayload]):
                     argument_texts[aid] = arg
                     payload.links.append({"edu_id": eid, "argument_id": aid})
         payload.arguments = [{"id": a, "text": t} for a, t in argument_texts.items()]
-        known = {row["id"]: row["embedded_hash"] for row in self.store.read(
-            "ingest/edus/edu_embedding_hashes", space=space, ids=list(texts))}
-        todo = changed(self.embedder, texts, known)
-        payload.reused = len(texts) - len(todo)
-        payload.embeddings = embedding_rows(self.embedder, todo, texts)
+        payload.embeddings, payload.reused = self.embed_changed(space, texts, unit="statement")
         [known] = self.store.read("ingest/edus/known_arguments", space=space,
                                   ids=list(argument_texts))
         new_args = [aid for aid in argument_texts if aid not in set(known["known"])]

@@ -28,7 +28,6 @@ import numpy as np
 
 from graphmem.config import Settings
 from graphmem.ids import part, session_id
-from graphmem.ingest.embedding_rows import changed, embedding_rows
 from graphmem.ingest.layer import Job, Joins, Layer, LayerContext, LayerResult, Owns, VectorKind
 from graphmem.ingest.layers.episodes.memdecider import (
     MODEL_PATH,
@@ -153,9 +152,8 @@ class EpisodeLayer(Layer[EpisodePayload]):
                 "merged_into": ids[merged[n]] if n in merged else None,
                 "source_ids": unit.source_ids,
                 "source_turn_ids": [handed.by_source[s] for s in unit.source_ids]})
-        todo = changed(self.embedder, texts, {k: v["embedded_hash"] for k, v in known.items()})
-        payload.reused = len(texts) - len(todo)
-        payload.embeddings = embedding_rows(self.embedder, todo, texts)
+        payload.embeddings, payload.reused = self.embed_changed(
+            space, texts, {k: v["embedded_hash"] for k, v in known.items()}, "unit")
         return payload
 
     def _describe(self, units: list[Unit], notes: list[str]) -> None:

@@ -24,7 +24,6 @@ import numpy as np
 
 from graphmem.config import Settings
 from graphmem.ids import part, session_id
-from graphmem.ingest.embedding_rows import changed, embedding_rows
 from graphmem.ingest.layer import Job, Joins, Layer, LayerContext, LayerResult, Owns, VectorKind
 from graphmem.ingest.layers.events.boundary_model import MODEL_PATH
 from graphmem.ingest.layers.events.segmentation import (
@@ -190,9 +189,7 @@ class EventLayer(Layer[EventPayload]):
             boundary = self._boundary(cid, before, view, payload.fallbacks)
             payload.boundaries.append(boundary)
             texts[boundary["id"]] = boundary["description"]
-        todo = changed(self.embedder, texts, known)
-        payload.reused = len(texts) - len(todo)
-        payload.embeddings = embedding_rows(self.embedder, todo, texts)
+        payload.embeddings, payload.reused = self.embed_changed(space, texts, known, "event")
         return payload
 
     def _stored(self, job: Job) -> list[dict[str, Any]]:

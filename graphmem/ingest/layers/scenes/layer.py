@@ -26,9 +26,7 @@ import numpy as np
 from graphmem.config import Settings
 from graphmem.ids import part, speaker_id
 from graphmem.ingest.embedding_rows import (
-    changed,
     composed_hash,
-    embedding_rows,
     mean_vector,
 )
 from graphmem.ingest.layer import Job, Joins, Layer, LayerContext, LayerResult, Owns, VectorKind
@@ -178,10 +176,9 @@ class SceneLayer(Layer[ScenePayload]):
                     "id": scene_id, "embedded_hash": wanted,
                     "embedding": mean_vector([vectors[m] for m in sources]).tolist()})
         profile_texts = {row["id"]: row["text"] for row in payload.profiles}
-        profile_todo = changed(self.embedder, profile_texts, known)
-        payload.reused = (len(members) + len(profile_texts)
-                          - len(payload.scene_embeddings) - len(profile_todo))
-        payload.profile_embeddings = embedding_rows(self.embedder, profile_todo, profile_texts)
+        payload.profile_embeddings, kept = self.embed_changed(job.space, profile_texts, known,
+                                                              "profile")
+        payload.reused = len(members) - len(payload.scene_embeddings) + kept
 
     def result(self, payload: ScenePayload) -> LayerResult:
         return LayerResult({"characters": len(payload.characters), "scenes": len(payload.scenes),

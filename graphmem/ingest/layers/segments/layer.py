@@ -14,8 +14,16 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from graphmem.ids import conversation_id, part, session_id
-from graphmem.ingest.embedding_rows import changed, embedding_rows
-from graphmem.ingest.layer import Job, Joins, Layer, LayerContext, LayerResult, Owns, VectorKind
+from graphmem.ingest.layer import (
+    SHARED_READS,
+    Job,
+    Joins,
+    Layer,
+    LayerContext,
+    LayerResult,
+    Owns,
+    VectorKind,
+)
 from graphmem.ingest.layers.edus import Edus
 from graphmem.ingest.layers.segments.units import (
     Round,
@@ -51,7 +59,7 @@ class SegmentLayer(Layer[SegmentPayload]):
     name = "segments"
     needs = ("turns", "edus")
     scope = "session"
-    reads = ("ingest/segments/unit_embedding_hashes",)
+    reads = SHARED_READS
     writes = ("ingest/segments/merge_units", "ingest/set_vectors")
     prunes = ("ingest/segments/prune_units",)
     vectors = (VectorKind("RetrievalUnit"),)
@@ -92,11 +100,7 @@ class SegmentLayer(Layer[SegmentPayload]):
                 row = self._row(space, conv.key, sid, order, rnd, segments, turn_ids)
                 payload.units.append(row)
                 texts[row["id"]] = row["retrieval_text"]
-        known = {row["id"]: row["embedded_hash"] for row in self.store.read(
-            "ingest/segments/unit_embedding_hashes", space=space, ids=list(texts))}
-        todo = changed(self.embedder, texts, known)
-        payload.reused = len(texts) - len(todo)
-        payload.embeddings = embedding_rows(self.embedder, todo, texts)
+        payload.embeddings, payload.reused = self.embed_changed(space, texts, unit="unit")
         return payload
 
     def _row(self, space: str, conv_key: str, sid: str, order: int, rnd: Round,
