@@ -113,6 +113,18 @@ def test_a_plugin_source_feeds_graphmem_once_a_ranker_reads_it(
     monkeypatch.setattr(memory.settings, "ranker", out)  # GRAPHMEM_RANKER, for servers
     memory.search(question, space=space, strategy="graphmem", budget=200)
     assert "questions" in ran[-1].sources
+    # dense: a small space's questions are scored in the client from the vectors that
+    # questions/vectors reads, ranked as questions/asked ranks them in Neo4j for a large one
+    held = ran[-1]
+    assert held.held is not None and len(held.held.sources["questions"].ids) >= 2
+    monkeypatch.setattr(memory.store.settings, "client_vectors_max_turns", 0)
+    memory.search(question, space=space, strategy="graphmem", budget=200)
+    assert ran[-1].held is None
+    in_neo4j = ran[-1].ranks["questions"]
+    assert {row: rank for row, (rank, _) in held.ranks["questions"].items()} == \
+        {row: rank for row, (rank, _) in in_neo4j.items()}
+    assert all(abs(score - in_neo4j[row][1]) < 1e-5
+               for row, (_, score) in held.ranks["questions"].items())
     # a process without the plug-in cannot read a ranker that needs its source
     sources.unregister_source("questions")
     with pytest.raises(ConfigurationError, match="plug-in's source"):

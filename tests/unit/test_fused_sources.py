@@ -82,6 +82,7 @@ def test_a_source_is_available_where_a_session_holds_its_layer(
     sources.Source("a:b", "x", 5, "x/y"),
     sources.Source("nostatement", "x", 5),
     sources.Source("dense", "x", 5, "x/y", dense=True),  # the client cannot read its vectors
+    sources.Source("sparse", "x", 5, "x/y", vectors="x/v"),  # vectors a sparse one never uses
     sources.Source("edus", "x", 5, "x/y"),  # graphmem's own name, another source
 ])
 def test_a_bad_plugin_source_is_refused(bad: sources.Source) -> None:

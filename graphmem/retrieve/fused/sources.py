@@ -63,10 +63,17 @@ class Source:
     it returns rows best first, each with a ``score`` column (or the one ``score`` names)
     and its turns as ``turns`` says: ``id`` (the row is a turn), ``turn_ids`` (a list of turn
     ids) or ``turns`` (a list of maps with an ``id``). ``dense``: the client may score it
-    from the space's vectors (graphmem's own kinds of ``cypher/retrieve/space_vectors.cypher``);
+    from the space's vectors, read by ``vectors`` (graphmem's own sources leave it None: one
+    statement, ``cypher/retrieve/space_vectors.cypher``, reads their kinds);
     ``turn_level``: it ranks turns by their own text, so the neighbour and session features
     read its ranks; ``reciprocal``: scored 1 / (61 + rank) when held in the client (MMS's
-    fusion without BM25); ``cost``: reads run costliest first (measured)."""
+    fusion without BM25); ``cost``: reads run costliest first (measured).
+
+    A plug-in's ``vectors`` statement gets ``$space``, ``$vectors`` (false: leave each
+    ``embedding`` null, the client keeps what it holds) and ``$ids`` (null for every unit,
+    else only those) and returns one row per unit with ``id``, ``hash`` (what the vector
+    embeds changes, so does this), ``embedding`` and ``turn_ids``, ordered by ``id``. Its
+    units' order by score must be the ``statement``'s, which a larger space runs instead."""
 
     name: str
     layer: str
@@ -79,6 +86,7 @@ class Source:
     turn_level: bool = False
     reciprocal: bool = False
     cost: int = 100
+    vectors: str | None = None
 
     def k(self, pools: Pools) -> int:
         return self.depth if isinstance(self.depth, int) else int(getattr(pools, self.depth))
@@ -121,9 +129,13 @@ def register_source(source: Source) -> Source:
     of whose sessions hold it is not asked)."""
     if source.name in RESERVED or ":" in source.name or not source.name:
         raise ConfigurationError(f"a source may not be called {source.name!r}")
-    if source.statement is None or source.dense:
+    if source.statement is None:
         raise ConfigurationError(f"source {source.name!r}: a plug-in's source runs its own "
-                                 "statement in Neo4j (statement=..., dense=False)")
+                                 "statement in Neo4j (statement=...)")
+    if source.dense != (source.vectors is not None):
+        raise ConfigurationError(f"source {source.name!r}: a dense plug-in source names the "
+                                 "statement that reads its vectors (dense=True, vectors=...), "
+                                 "and only a dense one does")
     held = _TABLE.get(source.name)
     if held is not None and held != source:
         raise ConfigurationError(f"a source named {source.name!r} is registered already")
@@ -158,6 +170,11 @@ def layers_read() -> tuple[str, ...]:
 
 def dense_names() -> tuple[str, ...]:
     return tuple(s.name for s in _TABLE.values() if s.dense)
+
+
+def own_vectors(name: str) -> str | None:
+    """The statement reading a dense plug-in source's vectors (None: graphmem's own kinds)."""
+    return _TABLE[name].vectors
 
 
 def turn_level_names() -> tuple[str, ...]:

@@ -9,6 +9,7 @@ source. Scores are Neo4j's own cosine score, (1 + cos) / 2, and the order is the
 
 When the space changes (a live message, an ingest, a layer added), only the units whose
 ``embedded_hash`` the client has not seen are read with their vectors; the rest keep theirs.
+A dense plug-in source reads its units through a statement of its own (``Source.vectors``).
 
 A space of more than ``GRAPHMEM_CLIENT_VECTORS_MAX_TURNS`` turns is left to Neo4j (its vector
 indexes); the cache holds at most ``GRAPHMEM_CLIENT_VECTORS_ROWS`` vectors over all spaces.
@@ -23,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from graphmem.retrieve.fused.sources import own_vectors
 from graphmem.retrieve.space_cache import SpaceCache, SpaceCaches
 from graphmem.store import present
 
@@ -94,21 +96,47 @@ class SpaceVectors:
         return sum(len(units.ids) for units in self.sources.values())
 
 
+def _read(store: GraphStore, space: str, kinds: Sequence[str], vectors: bool,
+          ids: dict[str, list[str]] | None = None) -> list[dict[str, Any]]:
+    """Rows of ``kinds`` (``kind``, ``id``, ``hash``, ``embedding``, ``turn_ids``): graphmem's
+    own kinds through one statement, each dense plug-in source through its own; with ``ids``
+    only those units, by kind, and always with their vectors."""
+    own = [k for k in kinds if own_vectors(k) is None]
+    rows: list[dict[str, Any]] = []
+    if ids is None and own:
+        rows = store.read_plain("retrieve/space_vectors", space=space, kinds=own,
+                                vectors=vectors)
+    elif ids is not None:
+        lacking = [{"kind": k, "id": i} for k in own for i in ids.get(k, ())]
+        if lacking:
+            rows = store.read_plain("retrieve/space_vectors_by_id", space=space, rows=lacking)
+    for kind in kinds:
+        statement = own_vectors(kind)
+        if statement is None or (ids is not None and not ids.get(kind)):
+            continue
+        found = store.read_plain(statement, space=space, vectors=vectors or ids is not None,
+                                 ids=None if ids is None else ids[kind])
+        rows.extend({**row, "kind": kind} for row in found)
+    return rows
+
+
 def read_space_vectors(store: GraphStore, space: str, kinds: Sequence[str],
                        previous: SpaceVectors | None = None) -> SpaceVectors:
     """The vectors of ``kinds``; with ``previous`` (an older read of the space) only the units
     it lacks, or whose embedded text changed since, are read with their vectors."""
-    rows = store.read_plain("retrieve/space_vectors", space=space, kinds=list(kinds),
-                            vectors=previous is None)
+    rows = _read(store, space, kinds, vectors=previous is None)
     if previous is not None:
         held = {kind: units.held() for kind, units in previous.sources.items()}
         for row in rows:
             known = held.get(row["kind"], {}).get((row["id"], row["hash"]))
             row["embedding"] = known
-        lacking = [{"kind": r["kind"], "id": r["id"]} for r in rows if r["embedding"] is None]
+        lacking: dict[str, list[str]] = defaultdict(list)
+        for row in rows:
+            if row["embedding"] is None:
+                lacking[row["kind"]].append(row["id"])
         if lacking:
-            fetched = {(r["kind"], r["id"]): r for r in store.read_plain(
-                "retrieve/space_vectors_by_id", space=space, rows=lacking)}
+            fetched = {(r["kind"], r["id"]): r for r in _read(store, space, kinds, True,
+                                                              lacking)}
             for row in rows:
                 if row["embedding"] is None:  # a unit deleted meanwhile is left out below
                     got = fetched.get((row["kind"], row["id"]))
@@ -117,7 +145,7 @@ def read_space_vectors(store: GraphStore, space: str, kinds: Sequence[str],
     rows = present(rows, ("embedding", "turn_ids"))  # a unit deleted while it was read
     found: dict[str, tuple[list[str], list[Any], list[list[str]], list[str | None]]] = \
         defaultdict(lambda: ([], [], [], []))
-    for row in rows:
+    for row in rows:  # each kind's rows come from one statement, in the order of their ids
         ids, vectors, turns, hashes = found[row["kind"]]
         ids.append(row["id"])
         vectors.append(row["embedding"])

@@ -82,5 +82,7 @@ class AskedSearch(Strategy[AskedConfig]):
 register(QuestionLayer)
 register_recipe("asked", Recipe(AskedSearch, {}, "questions asked before, with their answers"))
 # graphmem's own strategy may read the questions too, as one more candidate source: the same
-# statement, its rows' turn_ids (the question and its answer) ranked by score
-register_source(Source("questions", layer="questions", depth=10, statement="questions/asked"))
+# statement, its rows' turn_ids (the question and its answer) ranked by score; dense, so the
+# client scores a small space's questions from vectors it holds (read by questions/vectors)
+register_source(Source("questions", layer="questions", depth=10, statement="questions/asked",
+                       dense=True, vectors="questions/vectors"))
