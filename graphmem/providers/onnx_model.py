@@ -76,6 +76,11 @@ def _tokenizer_limit(path: Path) -> int | None:
     return int(limit) if isinstance(limit, int) and limit < 100_000 else None
 
 
+# the element types of safetensors files (little-endian) that a sentence model's weights use
+_DTYPES = {"F32": np.dtype("<f4"), "F16": np.dtype("<f2"), "I64": np.dtype("<i8"),
+           "I32": np.dtype("<i4")}
+
+
 def safetensors_header(path: Path) -> tuple[dict[str, Any], int]:
     """The header of a ``.safetensors`` file (name → dtype, shape, offsets) and where its data
     starts: an 8-byte little-endian length, then that many bytes of JSON."""
@@ -94,10 +99,21 @@ class ShippedGraph:
     key: str
 
     def tensors(self) -> dict[str, np.ndarray]:
-        from safetensors.numpy import load_file
-
-        loaded = load_file(str(self.weights))
-        return {name: loaded[key] for name, key in self.bound.items()}
+        """The bound weights as read-only views of the file mapped in memory, not read into
+        it: ONNX Runtime copies them into the session it makes, so a copy read here would only
+        add to a new process's peak (by 87 MB; safetensors' reader briefly holds two)."""
+        header, start = safetensors_header(self.weights)
+        mapped = np.memmap(self.weights, dtype=np.uint8, mode="r")
+        found: dict[str, np.ndarray] = {}
+        for name, key in self.bound.items():
+            entry = header[key]
+            begin, end = entry["data_offsets"]
+            if entry["dtype"] not in _DTYPES:
+                raise ConfigurationError(f"{self.weights}: tensor {key} is {entry['dtype']}, "
+                                         "which the shipped graph does not read")
+            found[name] = mapped[start + begin:start + end].view(
+                _DTYPES[entry["dtype"]]).reshape(entry["shape"])
+        return found
 
 
 def shipped_graph(path: Path) -> ShippedGraph | None:
@@ -247,8 +263,8 @@ class OnnxSentenceModel:
         options.log_severity_level = 3
         if isinstance(graph, ShippedGraph):
             # ONNX Runtime copies external initializers into the graph it loads, after which
-            # the buffers they came from may go (its C API says so): the weights are read
-            # here and dropped when the session is made, not held beside its own copy
+            # the buffers they came from may go (its C API says so): the weights are mapped
+            # from their file here and unmapped when the session is made
             weights = graph.tensors()
             names = list(weights)
             options.add_external_initializers(names, [

@@ -152,3 +152,19 @@ def test_the_device_chooses_onnx_runtimes_provider(monkeypatch: pytest.MonkeyPat
     assert execution_providers("cuda")[0] == ("CUDAExecutionProvider", {"device_id": 0})
     with pytest.raises(ConfigurationError, match="8-bit"):
         execution_providers("cuda", quantized=True)
+
+
+def test_the_shipped_weights_are_mapped_as_safetensors_reads_them() -> None:
+    """The weights handed to ONNX Runtime are views of the mapped file (no copy read into
+    memory): each has the name, type, shape and values safetensors' own reader gives."""
+    from safetensors.numpy import load_file
+
+    shipped = shipped_graph(packaged_minilm_path())
+    assert shipped is not None
+    read = load_file(str(shipped.weights))
+    mapped = shipped.tensors()
+    assert set(mapped) == set(shipped.bound)
+    for name, key in shipped.bound.items():
+        assert isinstance(mapped[name].base, np.memmap) or isinstance(mapped[name], np.memmap)
+        assert mapped[name].dtype == read[key].dtype and mapped[name].shape == read[key].shape
+        assert np.array_equal(mapped[name], read[key])
