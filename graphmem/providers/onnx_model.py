@@ -77,8 +77,8 @@ def _tokenizer_limit(path: Path) -> int | None:
 
 
 # the element types of safetensors files (little-endian) that a sentence model's weights use
-_DTYPES = {"F32": np.dtype("<f4"), "F16": np.dtype("<f2"), "I64": np.dtype("<i8"),
-           "I32": np.dtype("<i4")}
+_DTYPES: dict[str, np.dtype[Any]] = {
+    "F32": np.dtype("<f4"), "F16": np.dtype("<f2"), "I64": np.dtype("<i8"), "I32": np.dtype("<i4")}
 
 
 def safetensors_header(path: Path) -> tuple[dict[str, Any], int]:
