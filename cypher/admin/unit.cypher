@@ -2,7 +2,7 @@
 // comes from, in time order (a turn is its own source; a session's are its turns). A node of
 // graphmem's own labels is found by its label's id index; any other (a plug-in layer's) through
 // the turns it comes from (FROM_TURN), which every derived node links to. Params: $space, $id.
-OPTIONAL MATCH (own:Space|Conversation|Session|Turn|Speaker|EDU|Argument|Event|Boundary
+OPTIONAL MATCH (own:Space|Conversation|Session|Speaker|Turn|EDU|Argument|Event|Boundary
                 |RetrievalUnit|ContextUnit|Character|Scene|Profile|Episode {id: $id})
 WHERE own.space = $space OR (own:Space AND own.id = $space)
 CALL (own) {

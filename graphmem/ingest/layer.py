@@ -61,7 +61,8 @@ class VectorKind:
     ``fields``, hash and staged hash (``cypher/admin/reembed/vector_texts.cypher`` serves
     graphmem's own labels), and ``text`` rebuilds from ``fields``
     the exact text ingestion embedded, so ``graphmem reembed`` computes every vector again
-    without deriving anything again.
+    without deriving anything again. ``fields`` is the Cypher map ``vector_texts`` returns for
+    a node ``n`` of the label (the statement is made from it: ``docs/generate_vocabulary.py``).
 
     A ``composed`` kind embeds no text: its vector is the length-1 mean of the vectors of the
     turns it comes from (``FROM_TURN``), with :func:`~graphmem.ingest.embedding_rows.
@@ -73,6 +74,8 @@ class VectorKind:
     text: Callable[[Mapping[str, Any]], str] = field_text
     statement: str = "admin/reembed/vector_texts"
     composed: bool = False
+    # what ``vector_texts`` returns as ``fields`` for a node ``n`` of the label (a Cypher map)
+    fields: str = "{text: n.text}"
 
     def __post_init__(self) -> None:
         if self.composed and self.statement == "admin/reembed/vector_texts":

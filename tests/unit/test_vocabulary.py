@@ -5,12 +5,14 @@ place it must also go, and one left out of a layer's declaration fails too."""
 
 from __future__ import annotations
 
+import importlib.util
 import re
+import sys
 from pathlib import Path
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from graphmem.cypher import load
-from graphmem.ingest.layer import Joins, Layer, Owns
+from graphmem.ingest.layer import Joins, Layer, Owns, VectorKind
 from graphmem.ingest.layers import LAYERS
 from graphmem.spacefile import CORE_LABELS, Vocabulary, declared
 
@@ -18,6 +20,16 @@ ROOT = Path(__file__).resolve().parents[2]
 OWN = [layer for layer in LAYERS.values() if layer.__module__.startswith("graphmem.")]
 # GDS projections' bookkeeping: a node of no space, which no layer writes
 NOT_IN_A_SPACE = {"Projection"}
+
+
+def generator() -> Any:
+    spec = importlib.util.spec_from_file_location("generate_vocabulary",
+                                                  ROOT / "docs" / "generate_vocabulary.py")
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # its dataclass looks its module up there
+    spec.loader.exec_module(module)
+    return module
 
 
 def vocabulary() -> Vocabulary:
@@ -101,3 +113,47 @@ def test_a_plug_in_layer_declares_its_part_the_same_way() -> None:
     assert ("Tag", "Turn") not in words.types["FROM_TURN"]
     assert words.types["TAGGED"] == {("Note", "Tag")}
     assert words.types["NEXT"] == {("Turn", "Turn")}  # graphmem's NEXT is not widened
+
+
+def test_the_files_naming_every_label_are_made_from_the_declarations() -> None:
+    """`python docs/generate_vocabulary.py` has been run since a declaration changed."""
+    assert generator().stale() == [], "run: python docs/generate_vocabulary.py"
+
+
+def test_a_new_label_is_its_declaration_and_one_command() -> None:
+    """A layer declaring an embedded label, made into every file that names the labels of its
+    kind; made again, nothing moves; a label no longer declared leaves them all."""
+
+    class Notes(Layer):  # type: ignore[type-arg]
+        name = "notes"
+        owns: ClassVar[Owns] = {"FieldNote": ("text",)}
+        vectors = (VectorKind("FieldNote", fields="{text: n.body}"),)
+
+    made_of = generator()
+    declared_by, files = made_of.Declared.of, made_of.files
+    made = declared_by([*OWN, Notes])
+    out = {path.relative_to(ROOT).as_posix(): make(path.read_text(encoding="utf-8"))
+           for path, make in files(made).items()}
+    for name, first in (("ingest/set_vectors", "Turn"), ("ingest/embedded_hashes", "Turn"),
+                        ("ingest/forget_derived", "EDU"),
+                        ("ingest/forget_conversation", "Session"), ("admin/unit", "Space")):
+        found = re.search(rf"\(\w+:({first}(?:\s*\|\s*\w+)+)", out[f"cypher/{name}.cypher"])
+        assert found and "FieldNote" in {x.strip() for x in found.group(1).split("|")}, name
+    block = ("MATCH (n:FieldNote {space: $space}) WHERE n.embedding IS NOT NULL\n"
+             "  RETURN n, {text: n.body} AS fields")
+    assert block in out["cypher/admin/reembed/vector_texts.cypher"]
+    assert "CREATE CONSTRAINT field_note_id IF NOT EXISTS FOR (n:FieldNote) REQUIRE n.id IS " \
+        "UNIQUE;" in out["cypher/schema/constraints.cypher"]
+    assert "CREATE INDEX field_note_space IF NOT EXISTS FOR (n:FieldNote) ON (n.space);" \
+        in out["cypher/schema/range_indexes.cypher"]
+    assert "CREATE VECTOR INDEX field_note_embedding IF NOT EXISTS\nFOR (n:FieldNote)" \
+        in out["cypher/schema/vector_indexes.cypher"]
+    assert "node.FieldNote {" in out["graphmem/data/graphmem.grass"]
+    for path, make in files(made).items():  # made again, the same
+        text = out[path.relative_to(ROOT).as_posix()]
+        assert make(text) == text, path
+    without = files(declared_by(OWN))
+    for path, make in without.items():  # and gone with its declaration
+        back = make(out[path.relative_to(ROOT).as_posix()])
+        assert "FieldNote" not in back and "field_note" not in back, path
+        assert back == path.read_text(encoding="utf-8"), path

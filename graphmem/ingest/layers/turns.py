@@ -76,7 +76,8 @@ class TurnsLayer(Layer[TurnsPayload]):
     name = "turns"
     needs = ()
     scope = "session"
-    vectors = (VectorKind("Turn", stored_line),)
+    vectors = (VectorKind("Turn", stored_line,
+                          fields="n {.speaker, .text, .image_caption}"),)
     owns: ClassVar[Owns] = {
         "Conversation": ("key",),
         "Session": ("key", "index", "conversation_id"),

@@ -74,7 +74,7 @@ class EpisodeLayer(Layer[EpisodePayload]):
     writes = ("ingest/episodes/set_salience", "ingest/episodes/merge_episodes",
               "ingest/episodes/link_episodes", "ingest/set_vectors")
     prunes = ("ingest/episodes/prune_episodes",)
-    vectors = (VectorKind("Episode"),)
+    vectors = (VectorKind("Episode", fields="{text: n.representation}"),)
     owns: ClassVar[Owns] = {"Episode": ("conversation_id", "source_ids", "embedding")}
     joins: ClassVar[Joins] = {
         "HAS_EPISODE": (("Session", "Episode"),),

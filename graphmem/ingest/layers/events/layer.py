@@ -149,7 +149,8 @@ class EventLayer(Layer[EventPayload]):
     writes = ("ingest/events/merge_events", "ingest/events/merge_boundaries",
               "ingest/set_vectors", "ingest/events/link_events")
     prunes = ("ingest/events/prune_events",)
-    vectors = (VectorKind("Event"), VectorKind("Boundary"))
+    vectors = (VectorKind("Event", fields="{text: n.summary}"),
+               VectorKind("Boundary", fields="{text: n.description}"))
     owns: ClassVar[Owns] = {
         "Event": ("session_id", "conversation_id", "source_ids", "embedding"),
         "Boundary": ("conversation_id", "embedding")}
