@@ -4,8 +4,9 @@
 - ``layers/``: the registry of layers (its ``__init__``) and a module or package per layer
   (``turns``, ``edus``, ``events``, ``segments``, ``scenes``, ``episodes``);
 - the machinery every layer runs in: ``layer`` (the base class, a job, its context),
-  ``writer`` (one transaction per conversation), ``parallel`` (worker processes), ``live`` and
-  ``live_writer`` (messages as they come, derived layers catching up), ``stored``
+  ``writer`` (one transaction per conversation), ``parallel`` (worker processes), ``live``,
+  ``live_writer`` and ``live_group`` (messages as they come, adds queued behind one
+  conversation written together, derived layers catching up), ``stored``
   (conversations read back for ``layers add``), ``embedding_rows`` and ``ids``.
 """
 

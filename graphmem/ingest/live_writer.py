@@ -40,6 +40,7 @@ from graphmem.ingest.live import (
     plan,
     unchanged,
 )
+from graphmem.ingest.live_group import Queues, Ticket, appends_only, groupable, share
 from graphmem.ingest.stored import stored_conversations
 from graphmem.ingest.writer import GraphWriter
 from graphmem.models import LiveReport
@@ -124,6 +125,7 @@ class LiveWriter:
         # one conversation's write transactions, from the calls and the worker, take turns:
         # interleaved they deadlock in Neo4j (retried, but a second later)
         self._writing: dict[tuple[str, str], threading.Lock] = {}
+        self._queues = Queues()
 
     def writing(self, space: str, conversation: str) -> threading.Lock:
         with self._lock:
@@ -150,31 +152,80 @@ class LiveWriter:
         now = [n for n in order if n == "turns" or (mode == "inline"
                                                      and LAYERS[n].scope == "session")]
         later = [n for n in order if n not in now]
-        gap = timedelta(minutes=self.settings.live_session_gap_minutes)
-        # Writers of one conversation in this client take turns; writers in other clients or
-        # processes are serialised by the database: the write transaction takes the space's
-        # lock, then checks that the conversation still reads as planned, and when another
-        # writer committed first the messages are planned again from what is stored now.
+        # Writers of one conversation in this client take turns, and those that queue up are
+        # written together (live_group); writers in other clients or processes are
+        # serialised by the database: the write transaction takes the space's lock, then
+        # checks that the conversation still reads as planned, and when another writer
+        # committed first the messages are planned again from what is stored now.
+        ticket = Ticket(parsed.messages, session, tuple(now), tuple(later))
+        where_to = (space, conversation)
+        grouped = mode == "background" and groupable(parsed.messages)
+        if grouped:
+            self._queues.put(where_to, ticket)
         with self.writing(space, conversation):
-            for attempt in range(ATTEMPTS):
-                live = plan(self.store, space, conversation, parsed.messages, session, gap,
-                            whole=now != ["turns"])
-                try:
-                    report = self._write(live, now, later)
-                    break
-                except Superseded:
-                    if attempt == ATTEMPTS - 1:
-                        raise
-                    time.sleep(random.uniform(0, 0.01 * (attempt + 1)))
-        pending = list(dict.fromkeys([*live.pending, *later])) if live.added else live.pending
+            if not ticket.done:
+                group = self._queues.take(where_to, ticket) if grouped else [ticket]
+                self._place(space, conversation, group)
+        if ticket.error is not None:
+            raise ticket.error
+        assert ticket.report is not None
+        report = ticket.report
+        pending = (list(dict.fromkeys([*ticket.pending, *later])) if ticket.added
+                   else ticket.pending)
         if mode == "background" and pending:
             self.worker().submit(space, conversation)
-        elif mode == "inline" and live.closed_session and pending:
+        elif mode == "inline" and ticket.closed and pending:
             report.refreshed = self.refresh(space, conversation).get(conversation, [])
         report.pending = [n for n in pending if n not in report.refreshed]
         report.stripped, report.emptied = parsed.stripped, parsed.emptied
         report.seconds = time.perf_counter() - began
         return report
+
+    def _place(self, space: str, conversation: str, group: list[Ticket]) -> None:
+        """Write the tickets' messages: a group in one transaction when its plan only appends
+        to the open session, else (or after any failure of it) each ticket alone."""
+        if len(group) > 1:
+            try:
+                found = self._planned(space, conversation, group[0],
+                                      [m for t in group for m in t.messages], appends_only)
+            except Exception:  # each add is written alone below, and gets its own answer
+                log.debug("a group of %d adds to %r is written add by add", len(group),
+                          conversation, exc_info=True)
+                found = None
+            if found is not None:
+                live, report = found
+                for ticket in group:
+                    share(report, live, ticket)
+                return
+        for ticket in group:
+            try:
+                found = self._planned(space, conversation, ticket, ticket.messages)
+                assert found is not None
+                live, ticket.report = found
+                ticket.pending, ticket.added = list(live.pending), bool(live.added)
+                ticket.closed = live.closed_session
+            except Exception as exc:
+                ticket.error = exc
+
+    def _planned(self, space: str, conversation: str, ticket: Ticket, messages: list[Message],
+                 only: Callable[[LivePlan], bool] | None = None,
+                 ) -> tuple[LivePlan, LiveReport] | None:
+        """Plan ``messages`` and write them (planned again while another writer commits
+        first); None, with nothing written, when the plan is not one ``only`` allows."""
+        gap = timedelta(minutes=self.settings.live_session_gap_minutes)
+        now, later = list(ticket.now), list(ticket.later)
+        for attempt in range(ATTEMPTS):
+            live = plan(self.store, space, conversation, messages, ticket.session, gap,
+                        whole=now != ["turns"])
+            if only is not None and not only(live):
+                return None
+            try:
+                return live, self._write(live, now, later)
+            except Superseded:
+                if attempt == ATTEMPTS - 1:
+                    raise
+                time.sleep(random.uniform(0, 0.01 * (attempt + 1)))
+        raise AssertionError("unreachable")  # the last attempt returns or raises
 
     def _write(self, live: LivePlan, now: list[str], later: list[str]) -> LiveReport:
         """Write the planned turns with the ``now`` layers and mark ``later`` pending; raises
