@@ -197,10 +197,8 @@ class SceneLayer(Layer[ScenePayload]):
         self.write_rows(tx, "ingest/scenes/merge_scenes", "scenes", payload.scenes, space=space)
         self.write_rows(tx, "ingest/scenes/merge_profiles", "profiles", payload.profiles,
                         space=space)
-        self.write_rows(tx, "ingest/set_vectors", "rows", payload.scene_embeddings,
-                        space=space)
         self.write_rows(tx, "ingest/set_vectors", "rows",
-                        payload.profile_embeddings, space=space)
+                        payload.scene_embeddings + payload.profile_embeddings, space=space)
         tx.run("ingest/scenes/prune_characters", space=space)
 
 
