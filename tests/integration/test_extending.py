@@ -16,6 +16,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+import numpy as np
 import pytest
 
 from graphmem import cypher
@@ -26,6 +27,7 @@ from graphmem.retrieve import registry
 from graphmem.retrieve.fused import pipeline, sources
 from graphmem.retrieve.fused.candidates import Signals
 from graphmem.retrieve.fused.ranker import from_json
+from graphmem.retrieve.fused.space_vectors import DenseUnits, SpaceVectors, read_space_vectors
 
 from helpers import SAMPLE
 
@@ -125,6 +127,23 @@ def test_a_plugin_source_feeds_graphmem_once_a_ranker_reads_it(
         {row: rank for row, (rank, _) in in_neo4j.items()}
     assert all(abs(score - in_neo4j[row][1]) < 1e-5
                for row, (_, score) in held.ranks["questions"].items())
+    # after a change the client reads again only the units it lacks, by id, through the
+    # plug-in's statement, and ends with what a whole read gives
+    whole = read_space_vectors(memory.store, space, ["questions"]).sources["questions"]
+    lacking = SpaceVectors({"questions": DenseUnits.build(
+        whole.ids[1:], list(whole.vectors[1:]), whole.turn_ids[1:], whole.hashes[1:])})
+    asked: list[tuple[str, Any]] = []
+    read = memory.store.read_plain
+
+    def spy_read(name: str, **params: Any) -> list[dict[str, Any]]:
+        asked.append((name, params.get("ids")))
+        return read(name, **params)
+
+    monkeypatch.setattr(memory.store, "read_plain", spy_read)
+    again = read_space_vectors(memory.store, space, ["questions"], lacking).sources["questions"]
+    assert asked == [("questions/vectors", None), ("questions/vectors", [whole.ids[0]])]
+    assert again.ids == whole.ids and again.turn_ids == whole.turn_ids
+    assert np.array_equal(again.vectors, whole.vectors)
     # a process without the plug-in cannot read a ranker that needs its source
     sources.unregister_source("questions")
     with pytest.raises(ConfigurationError, match="plug-in's source"):
