@@ -261,6 +261,10 @@ class OnnxSentenceModel:
         options.intra_op_num_threads = threads or os.cpu_count() or 1
         options.inter_op_num_threads = 1
         options.log_severity_level = 3
+        # idle pool threads sleep instead of spinning for the next task: a spinning thread
+        # held half a core in a loaded server (searches and adds each embed a little, often),
+        # while an embedding alone, or a batch, takes as long either way
+        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
         if isinstance(graph, ShippedGraph):
             # ONNX Runtime copies external initializers into the graph it loads, after which
             # the buffers they came from may go (its C API says so): the weights are mapped

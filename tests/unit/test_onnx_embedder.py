@@ -168,3 +168,13 @@ def test_the_shipped_weights_are_mapped_as_safetensors_reads_them() -> None:
         assert isinstance(mapped[name].base, np.memmap) or isinstance(mapped[name], np.memmap)
         assert mapped[name].dtype == read[key].dtype and mapped[name].shape == read[key].shape
         assert np.array_equal(mapped[name], read[key])
+
+
+def test_idle_pool_threads_sleep_rather_than_spin(tmp_path: Path) -> None:
+    """A loaded server embeds a little, often, from many threads: ONNX Runtime's pool threads
+    must not spin between those calls (one held half of a core in `benchmarks/service_load.py`)."""
+    model = OnnxSentenceModel(packaged_minilm_path(), tmp_path, threads=2)
+    options = model._session.get_session_options()
+    assert options.get_session_config_entry("session.intra_op.allow_spinning") == "0"
+    assert options.intra_op_num_threads == 2
+    assert model.encode(["still embeds"], 8).shape == (1, 384)
