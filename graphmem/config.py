@@ -106,6 +106,10 @@ class Settings(BaseSettings):
     live_delay_seconds: float = Field(
         default=1.0, ge=0, description="live messages, background: seconds after a "
         "conversation's last message before its layers are derived (a burst is derived once)")
+    live_derive_share: float = Field(
+        default=0.25, gt=0, le=1, description="live messages, background: the share of the "
+        "time the derivation may take while messages keep arriving (after deriving for T "
+        "seconds it rests T * (1 / share - 1)); 1 derives without rest")
     layer_options: dict[str, dict[str, Any]] = Field(
         default_factory=dict, description="layers' own options given in code (or as JSON), by "
         'layer: {"scenes": {"window": 2}}; each wins over its GRAPHMEM_<LAYER>_<OPTION> '

@@ -54,9 +54,16 @@ ATTEMPTS = 50  # a write planned again after other writers committed first, at m
 class LiveWorker:
     """A thread that refreshes conversations a little after their last message."""
 
-    def __init__(self, refresh: Callable[[str, str], object], delay: float) -> None:
+    def __init__(self, refresh: Callable[[str, str], object], delay: float,
+                 share: float = 1.0) -> None:
         self._refresh = refresh
         self._delay = delay
+        # after deriving for T seconds the worker rests T * (1 / share - 1): under a steady
+        # stream of messages it takes at most ``share`` of the time (and of a core), and a
+        # conversation's messages that arrive meanwhile are derived together
+        self._rest = 1.0 / share - 1.0 if share > 0 else 0.0
+        self._resting_until = 0.0
+        self._flushed = False  # a flush asked for what is due now: no rest after this round
         self._due: dict[tuple[str, str], float] = {}
         self._busy = False
         self._stopped = False
@@ -74,6 +81,7 @@ class LiveWorker:
         """Derive what is waiting now; True once nothing is waiting or running."""
         with self._cond:
             self._due = dict.fromkeys(self._due, 0.0)
+            self._resting_until, self._flushed = 0.0, True
             self._cond.notify_all()
             return self._cond.wait_for(lambda: not self._due and not self._busy, timeout)
 
@@ -97,12 +105,13 @@ class LiveWorker:
                     return
                 now = time.monotonic()
                 ready = [k for k, due in self._due.items() if due <= now]
-                if not ready:
-                    self._cond.wait(min(self._due.values()) - now)
+                if not ready or now < self._resting_until:
+                    self._cond.wait(max(min(self._due.values()), self._resting_until) - now)
                     continue
                 for key in ready:
                     del self._due[key]
-                self._busy = True
+                self._busy, self._flushed = True, False
+            began = time.monotonic()
             for space, conversation in ready:
                 try:
                     self._refresh(space, conversation)
@@ -111,6 +120,9 @@ class LiveWorker:
                     self.errors.append(f"{space}/{conversation}: {exc}")
             with self._cond:
                 self._busy = False
+                if not self._flushed:
+                    now = time.monotonic()
+                    self._resting_until = now + (now - began) * self._rest
                 self._cond.notify_all()
 
 
@@ -256,7 +268,8 @@ class LiveWriter:
     def worker(self) -> LiveWorker:
         with self._lock:
             if self._worker is None:
-                self._worker = LiveWorker(self._refresh_once, self.settings.live_delay_seconds)
+                self._worker = LiveWorker(self._refresh_once, self.settings.live_delay_seconds,
+                                          self.settings.live_derive_share)
             return self._worker
 
     def _refresh_once(self, space: str, conversation: str) -> None:

@@ -1,0 +1,76 @@
+"""The background derivation's worker: a conversation is derived a moment after its last
+message; while messages keep arriving it rests between rounds so that deriving takes at most
+its share of the time (the writers and readers need the rest), and a flush skips the rest."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+from graphmem.ingest.live_writer import LiveWorker
+
+WORK = 0.4  # seconds a round of deriving takes here
+
+
+class Recorder:
+    def __init__(self) -> None:
+        self.rounds: list[tuple[str, float, float]] = []  # conversation, began, ended
+        self.started = threading.Event()
+
+    def __call__(self, space: str, conversation: str) -> None:
+        began = time.monotonic()
+        self.started.set()
+        time.sleep(WORK)
+        self.rounds.append((conversation, began, time.monotonic()))
+
+
+def until(test: object, seconds: float = 20.0) -> None:
+    deadline = time.monotonic() + seconds
+    while not test():  # type: ignore[operator]
+        assert time.monotonic() < deadline, "the worker did not get there in time"
+        time.sleep(0.02)
+
+
+def test_a_message_during_a_round_is_derived_after_the_rest() -> None:
+    derive = Recorder()
+    worker = LiveWorker(derive, delay=0.0, share=0.25)  # rests 3 x the round: 1.2 s
+    try:
+        worker.submit("s", "a")
+        assert derive.started.wait(10)
+        worker.submit("s", "a")  # arrives while the first round runs
+        until(lambda: len(derive.rounds) == 2)
+        (_, _, first_end), (_, second_began, _) = derive.rounds
+        assert second_began - first_end >= 3 * WORK * 0.95
+    finally:
+        worker.close()
+
+
+def test_without_rest_the_next_round_follows_the_delay_only() -> None:
+    derive = Recorder()
+    worker = LiveWorker(derive, delay=0.0, share=1.0)
+    try:
+        worker.submit("s", "a")
+        assert derive.started.wait(10)
+        worker.submit("s", "b")
+        until(lambda: len(derive.rounds) == 2)
+        assert [c for c, _, _ in derive.rounds] == ["a", "b"]
+    finally:
+        worker.close()
+
+
+def test_a_flush_derives_at_once_whatever_the_rest() -> None:
+    derive = Recorder()
+    worker = LiveWorker(derive, delay=0.0, share=0.02)  # would rest 49 x 0.4 s
+    try:
+        worker.submit("s", "a")
+        assert derive.started.wait(10)
+        until(lambda: len(derive.rounds) == 1)
+        worker.submit("s", "b")  # due now, but the worker rests
+        time.sleep(0.3)
+        assert len(derive.rounds) == 1
+        assert worker.backlog() == 1
+        assert worker.flush(timeout=10)  # well within the 19.6 s rest
+        assert [c for c, _, _ in derive.rounds] == ["a", "b"]
+        assert worker.backlog() == 0
+    finally:
+        worker.close()
