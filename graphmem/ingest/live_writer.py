@@ -58,11 +58,13 @@ class LiveWorker:
                  share: float = 1.0) -> None:
         self._refresh = refresh
         self._delay = delay
-        # after deriving for T seconds the worker rests T * (1 / share - 1): under a steady
-        # stream of messages it takes at most ``share`` of the time (and of a core), and a
-        # conversation's messages that arrive meanwhile are derived together
+        # after deriving for T seconds while messages kept arriving, the worker rests
+        # T * (1 / share - 1): under a steady stream it takes at most ``share`` of the time
+        # (and of a core), and a conversation's messages that arrive meanwhile are derived
+        # together; once they stop, what is left is derived without rest
         self._rest = 1.0 / share - 1.0 if share > 0 else 0.0
         self._resting_until = 0.0
+        self._submitted = 0.0  # when the last message was submitted
         self._flushed = False  # a flush asked for what is due now: no rest after this round
         self._due: dict[tuple[str, str], float] = {}
         self._busy = False
@@ -74,7 +76,8 @@ class LiveWorker:
 
     def submit(self, space: str, conversation: str) -> None:
         with self._cond:
-            self._due[(space, conversation)] = time.monotonic() + self._delay
+            self._submitted = time.monotonic()
+            self._due[(space, conversation)] = self._submitted + self._delay
             self._cond.notify_all()
 
     def flush(self, timeout: float | None = None) -> bool:
@@ -120,7 +123,7 @@ class LiveWorker:
                     self.errors.append(f"{space}/{conversation}: {exc}")
             with self._cond:
                 self._busy = False
-                if not self._flushed:
+                if not self._flushed and self._submitted >= began:
                     now = time.monotonic()
                     self._resting_until = now + (now - began) * self._rest
                 self._cond.notify_all()

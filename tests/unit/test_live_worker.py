@@ -1,6 +1,7 @@
 """The background derivation's worker: a conversation is derived a moment after its last
 message; while messages keep arriving it rests between rounds so that deriving takes at most
-its share of the time (the writers and readers need the rest), and a flush skips the rest."""
+its share of the time (the writers and readers need the rest); once they stop, or on a
+flush, it derives without rest."""
 
 from __future__ import annotations
 
@@ -45,14 +46,16 @@ def test_a_message_during_a_round_is_derived_after_the_rest() -> None:
         worker.close()
 
 
-def test_without_rest_the_next_round_follows_the_delay_only() -> None:
+def test_when_nothing_arrived_during_a_round_the_next_follows_at_once() -> None:
+    """A chat's occasional message, or what is left once the messages stop, is derived
+    without rest: the rest only gives way to writers that are still writing."""
     derive = Recorder()
-    worker = LiveWorker(derive, delay=0.0, share=1.0)
+    worker = LiveWorker(derive, delay=0.0, share=0.02)  # a rest would last 19.6 s
     try:
         worker.submit("s", "a")
-        assert derive.started.wait(10)
+        until(lambda: len(derive.rounds) == 1)
         worker.submit("s", "b")
-        until(lambda: len(derive.rounds) == 2)
+        until(lambda: len(derive.rounds) == 2, seconds=10)
         assert [c for c, _, _ in derive.rounds] == ["a", "b"]
     finally:
         worker.close()
@@ -64,8 +67,8 @@ def test_a_flush_derives_at_once_whatever_the_rest() -> None:
     try:
         worker.submit("s", "a")
         assert derive.started.wait(10)
+        worker.submit("s", "b")  # arrives during the round: due next, after the rest
         until(lambda: len(derive.rounds) == 1)
-        worker.submit("s", "b")  # due now, but the worker rests
         time.sleep(0.3)
         assert len(derive.rounds) == 1
         assert worker.backlog() == 1
