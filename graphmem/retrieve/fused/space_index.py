@@ -187,7 +187,7 @@ def tokenize(texts: list[str], ids: bool = True) -> Any:
 def read_space_turns(store: GraphStore, space: str,
                      previous: SpaceTurns | None = None) -> SpaceTurns:
     """The space's table; the terms of turns ``previous`` (an older table) held are kept."""
-    return turn_table(store.read("retrieve/space_turns", space=space),
+    return turn_table(store.read_plain("retrieve/space_turns", space=space),
                       store.read("retrieve/space_supersessions", space=space), previous)
 
 
