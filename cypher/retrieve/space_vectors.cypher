@@ -37,5 +37,8 @@ CALL () {
          CASE WHEN $vectors THEN e.embedding END AS embedding,
          COLLECT { MATCH (e)-[:FROM_TURN]->(t:Turn) RETURN t.id ORDER BY t.seq } AS turn_ids
 }
-RETURN kind, id, hash, embedding, turn_ids
-ORDER BY kind, id;
+// one row per kind, its units in the order of their ids, each [id, hash, embedding, turn_ids]:
+// thousands of small records cost the driver far more than one list of them
+WITH kind, id, hash, embedding, turn_ids ORDER BY kind, id
+RETURN kind, collect([id, hash, embedding, turn_ids]) AS units
+ORDER BY kind;

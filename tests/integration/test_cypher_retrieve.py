@@ -3,11 +3,14 @@ written, with parameters only, and does what its comment says."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pytest
 
 from graphmem.client import Memory
 from graphmem.ids import turn_id
+from graphmem.retrieve.fused.space_index import TURN_FIELDS, turn_rows
 from graphmem.store import GraphStore
 
 from cypher_support import (
@@ -180,7 +183,10 @@ def _turns_by_id(store: GraphStore, space: str, memory: Memory) -> None:
 
 @case("retrieve/space_turns")
 def _space_turns(store: GraphStore, space: str, memory: Memory) -> None:
-    rows = store.read("retrieve/space_turns", space=space)
+    sessions = store.read("retrieve/space_turns", space=space)
+    assert [s["session_index"] for s in sessions] == sorted(s["session_index"] for s in sessions)
+    assert all(len(turn) == len(TURN_FIELDS) for s in sessions for turn in s["turns"])
+    rows = turn_rows(sessions)  # a row per turn, each with its session's fields
     assert [r["source_id"] for r in rows][:3] == ["s1:1", "s1:2", "s1:3"]
     assert len(rows) == 17 and [r["session_index"] for r in rows] == sorted(
         r["session_index"] for r in rows)
@@ -190,10 +196,23 @@ def _space_turns(store: GraphStore, space: str, memory: Memory) -> None:
     assert store.read("retrieve/space_turns", space="elsewhere") == []
 
 
+def unit_rows(store: GraphStore, space: str, kinds: list[str],
+              vectors: bool) -> list[dict[str, Any]]:
+    """``retrieve/space_vectors`` as a row per unit, from its row per kind."""
+    found = store.read("retrieve/space_vectors", space=space, kinds=kinds, vectors=vectors)
+    assert [r["kind"] for r in found] == sorted(r["kind"] for r in found)
+    return [{"kind": r["kind"], **dict(zip(("id", "hash", "embedding", "turn_ids"), unit,
+                                           strict=True))}
+            for r in found for unit in r["units"]]
+
+
 @case("retrieve/space_vectors")
 def _space_vectors(store: GraphStore, space: str, memory: Memory) -> None:
     kinds = ["vector", "units", "edus", "scenes", "episodes"]
-    rows = store.read("retrieve/space_vectors", space=space, kinds=kinds, vectors=True)
+    def read(kinds: list[str], vectors: bool) -> list[dict[str, Any]]:
+        return unit_rows(store, space, kinds, vectors)
+
+    rows = read(kinds, True)
     by_kind = {kind: [r for r in rows if r["kind"] == kind] for kind in kinds}
     assert len(by_kind["vector"]) == 17 and all(len(r["embedding"]) == 384 for r in rows)
     assert all(r["turn_ids"] == [r["id"]] for r in by_kind["vector"])
@@ -205,12 +224,11 @@ def _space_vectors(store: GraphStore, space: str, memory: Memory) -> None:
     best = max(by_kind["vector"], key=lambda r: float(np.dot(r["embedding"], dog)))
     assert "greyhound" in query_rows(store, "MATCH (t:Turn {id: $id}) RETURN t.text AS text",
                                      id=best["id"])[0]["text"]
-    keys = store.read("retrieve/space_vectors", space=space, kinds=kinds, vectors=False)
+    keys = read(kinds, False)
     assert [{**r, "embedding": None} for r in rows] == keys  # the same rows, no vectors
     merged = by_kind["episodes"][0]["id"]  # a unit merged into another is left out
     query_rows(store, "MATCH (e:Episode {id: $id}) SET e.merged_into = 'x'", id=merged)
-    again = store.read("retrieve/space_vectors", space=space, kinds=["episodes", "scenes"],
-                       vectors=True)
+    again = read(["episodes", "scenes"], True)
     assert merged not in {r["id"] for r in again} and {r["kind"] for r in again} == {
         "episodes", "scenes"}
     assert store.read("retrieve/space_vectors", space="elsewhere", kinds=kinds,
@@ -252,7 +270,7 @@ def _space_statements(store: GraphStore, space: str, memory: Memory) -> None:
 @case("retrieve/space_vectors_by_id")
 def _space_vectors_by_id(store: GraphStore, space: str, memory: Memory) -> None:
     kinds = ["vector", "units", "edus", "scenes", "episodes"]
-    rows = store.read("retrieve/space_vectors", space=space, kinds=kinds, vectors=True)
+    rows = unit_rows(store, space, kinds, True)
     wanted = [next(r for r in rows if r["kind"] == kind) for kind in kinds]
     asked = [{"kind": r["kind"], "id": r["id"]} for r in wanted]
     found = store.read("retrieve/space_vectors_by_id", space=space, rows=asked)

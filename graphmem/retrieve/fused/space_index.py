@@ -187,8 +187,20 @@ def tokenize(texts: list[str], ids: bool = True) -> Any:
 def read_space_turns(store: GraphStore, space: str,
                      previous: SpaceTurns | None = None) -> SpaceTurns:
     """The space's table; the terms of turns ``previous`` (an older table) held are kept."""
-    return turn_table(store.read_plain("retrieve/space_turns", space=space),
+    return turn_table(turn_rows(store.read_plain("retrieve/space_turns", space=space)),
                       store.read("retrieve/space_supersessions", space=space), previous)
+
+
+TURN_FIELDS = ("id", "speaker", "text", "image_caption", "source_id", "position", "salience")
+
+
+def turn_rows(sessions: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """``retrieve/space_turns``'s sessions (each with its turns as lists) as one row per turn,
+    in the same order."""
+    return [{**dict(zip(TURN_FIELDS, turn, strict=True)), "session_id": s["session_id"],
+             "session_index": s["session_index"], "conversation_id": s["conversation_id"],
+             "started_at": s["started_at"], "date_text": s["date_text"]}
+            for s in sessions for turn in s["turns"]]
 
 
 NEEDED = ("id", "speaker", "text", "source_id", "session_id")  # null: deleted mid-read

@@ -104,8 +104,11 @@ def _read(store: GraphStore, space: str, kinds: Sequence[str], vectors: bool,
     own = [k for k in kinds if own_vectors(k) is None]
     rows: list[dict[str, Any]] = []
     if ids is None and own:
-        rows = store.read_plain("retrieve/space_vectors", space=space, kinds=own,
-                                vectors=vectors)
+        rows = [{"kind": found["kind"], "id": unit[0], "hash": unit[1], "embedding": unit[2],
+                 "turn_ids": unit[3]}
+                for found in store.read_plain("retrieve/space_vectors", space=space,
+                                              kinds=own, vectors=vectors)
+                for unit in found["units"]]
     elif ids is not None:
         lacking = [{"kind": k, "id": i} for k in own for i in ids.get(k, ())]
         if lacking:
