@@ -11,6 +11,7 @@ import pytest
 from graphmem.client import Memory
 from graphmem.ids import turn_id
 from graphmem.retrieve.fused.space_index import TURN_FIELDS, turn_rows
+from graphmem.retrieve.fused.space_vectors import unit_rows
 from graphmem.store import GraphStore
 
 from cypher_support import (
@@ -196,21 +197,19 @@ def _space_turns(store: GraphStore, space: str, memory: Memory) -> None:
     assert store.read("retrieve/space_turns", space="elsewhere") == []
 
 
-def unit_rows(store: GraphStore, space: str, kinds: list[str],
-              vectors: bool) -> list[dict[str, Any]]:
+def read_units(store: GraphStore, space: str, kinds: list[str],
+               vectors: bool) -> list[dict[str, Any]]:
     """``retrieve/space_vectors`` as a row per unit, from its row per kind."""
     found = store.read("retrieve/space_vectors", space=space, kinds=kinds, vectors=vectors)
     assert [r["kind"] for r in found] == sorted(r["kind"] for r in found)
-    return [{"kind": r["kind"], **dict(zip(("id", "hash", "embedding", "turn_ids"), unit,
-                                           strict=True))}
-            for r in found for unit in r["units"]]
+    return unit_rows(found)
 
 
 @case("retrieve/space_vectors")
 def _space_vectors(store: GraphStore, space: str, memory: Memory) -> None:
     kinds = ["vector", "units", "edus", "scenes", "episodes"]
     def read(kinds: list[str], vectors: bool) -> list[dict[str, Any]]:
-        return unit_rows(store, space, kinds, vectors)
+        return read_units(store, space, kinds, vectors)
 
     rows = read(kinds, True)
     by_kind = {kind: [r for r in rows if r["kind"] == kind] for kind in kinds}
@@ -270,7 +269,7 @@ def _space_statements(store: GraphStore, space: str, memory: Memory) -> None:
 @case("retrieve/space_vectors_by_id")
 def _space_vectors_by_id(store: GraphStore, space: str, memory: Memory) -> None:
     kinds = ["vector", "units", "edus", "scenes", "episodes"]
-    rows = unit_rows(store, space, kinds, True)
+    rows = read_units(store, space, kinds, True)
     wanted = [next(r for r in rows if r["kind"] == kind) for kind in kinds]
     asked = [{"kind": r["kind"], "id": r["id"]} for r in wanted]
     found = store.read("retrieve/space_vectors_by_id", space=space, rows=asked)

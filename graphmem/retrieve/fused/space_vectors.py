@@ -96,6 +96,16 @@ class SpaceVectors:
         return sum(len(units.ids) for units in self.sources.values())
 
 
+UNIT_FIELDS = ("id", "hash", "embedding", "turn_ids")
+
+
+def unit_rows(kinds: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """``retrieve/space_vectors``'s kinds (each with its units as lists) as one row per unit
+    (``kind``, ``id``, ``hash``, ``embedding``, ``turn_ids``), in the same order."""
+    return [{"kind": found["kind"], **dict(zip(UNIT_FIELDS, unit, strict=True))}
+            for found in kinds for unit in found["units"]]
+
+
 def _read(store: GraphStore, space: str, kinds: Sequence[str], vectors: bool,
           ids: dict[str, list[str]] | None = None) -> list[dict[str, Any]]:
     """Rows of ``kinds`` (``kind``, ``id``, ``hash``, ``embedding``, ``turn_ids``): graphmem's
@@ -104,11 +114,8 @@ def _read(store: GraphStore, space: str, kinds: Sequence[str], vectors: bool,
     own = [k for k in kinds if own_vectors(k) is None]
     rows: list[dict[str, Any]] = []
     if ids is None and own:
-        rows = [{"kind": found["kind"], "id": unit[0], "hash": unit[1], "embedding": unit[2],
-                 "turn_ids": unit[3]}
-                for found in store.read_plain("retrieve/space_vectors", space=space,
-                                              kinds=own, vectors=vectors)
-                for unit in found["units"]]
+        rows = unit_rows(store.read_plain("retrieve/space_vectors", space=space, kinds=own,
+                                          vectors=vectors))
     elif ids is not None:
         lacking = [{"kind": k, "id": i} for k in own for i in ids.get(k, ())]
         if lacking:
