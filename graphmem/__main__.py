@@ -2,4 +2,5 @@
 
 from graphmem.cli import run
 
-run()
+if __name__ == "__main__":  # not when a spawned process imports it
+    run()

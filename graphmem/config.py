@@ -121,6 +121,10 @@ class Settings(BaseSettings):
         'spaces it may use, as JSON: {"a-long-random-secret": ["alice", "bob"]}')
     rest_max_request_mb: float = Field(default=8.0, gt=0,
                                        description="REST: MiB of one request body")
+    search_processes: int | None = Field(
+        default=None, ge=0, le=64, description="REST: processes that run the searches, each "
+        "with its models loaded, so that searches never hold up the adds and forgets of the "
+        "server's own process; 0 searches in that process; unset: half the cores (1 to 4)")
     metrics_token: str | None = Field(
         default=None, repr=False, min_length=16, description="REST: the bearer token GET "
         "/metrics asks for (unset: /metrics is open, as Prometheus scrapes by default)")

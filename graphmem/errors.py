@@ -2,9 +2,24 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 
 class GraphmemError(Exception):
     """Base class of graphmem's own errors."""
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # rebuilt from its message and attributes, not by calling ``__init__`` again (whose
+        # arguments differ by class): a search process's error reaches the server unchanged
+        return _rebuilt, (type(self), self.args, self.__dict__)
+
+
+def _rebuilt(cls: type[GraphmemError], args: tuple[Any, ...],
+             state: dict[str, Any]) -> GraphmemError:
+    error = cls.__new__(cls, *args)
+    error.args = args
+    error.__dict__.update(state)
+    return error
 
 
 class InputError(GraphmemError):

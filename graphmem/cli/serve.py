@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import socket
 import threading
+from contextlib import nullcontext
 from typing import TYPE_CHECKING, cast
 
 import click
@@ -114,11 +115,16 @@ def warm_in_background(memory: Memory | LaterMemory) -> threading.Thread:
 @click.command()
 @click.option("--host", default="127.0.0.1", show_default=True)
 @click.option("--port", type=click.IntRange(1, 65535), default=8000, show_default=True)
+@click.option("--search-processes", type=click.IntRange(0, 64), default=None,
+              help="Processes that run the searches (GRAPHMEM_SEARCH_PROCESSES; 0: in the "
+                   "server's own process; default: half the cores, 1 to 4).")
 @friendly_errors
-def serve(host: str, port: int) -> None:
+def serve(host: str, port: int, search_processes: int | None) -> None:
     """Serve memory over HTTP (REST, OpenAPI docs at /docs). Bearer tokens and their spaces
     come from GRAPHMEM_REST_TOKENS, e.g. '{"a-long-random-secret": ["alice"]}'."""
     settings = Settings()
+    if search_processes is not None:
+        settings = settings.model_copy(update={"search_processes": search_processes})
     try:
         import uvicorn
 
@@ -128,13 +134,32 @@ def serve(host: str, port: int) -> None:
                                    "pip install 'graphmem[server]'") from exc
     from graphmem.client import Memory
     from graphmem.serve.access import token_spaces
+    from graphmem.serve.search_processes import SearchProcesses, default_count
 
     tokens = token_spaces(settings.rest_tokens)
     free_port_or_say(host, port)  # before the models load
+    count = default_count() if settings.search_processes is None else settings.search_processes
     with Memory(settings) as memory:
+        searching: list[SearchProcesses] = []
+        # the search processes load their models while this one loads its own
+        starting = threading.Thread(target=lambda: searching.append(
+            SearchProcesses(settings, count)), name="graphmem-search-processes", daemon=True)
+        if count:
+            starting.start()
         ready = memory.warm_up()
-        spaces = sorted({s for t in tokens.values() for s in t.allowed})
-        click.echo(f"graphmem REST server for {', '.join(spaces)} at http://{host}:{port} "
-                   f"(docs at /docs; models loaded in {ready:.1f} s)", err=True)
-        app = build_app(memory, tokens, int(settings.rest_max_request_mb * 2**20))
-        uvicorn.run(app, host=host, port=port, log_level="warning")
+        if count:
+            starting.join()
+            if not searching:
+                raise click.ClickException("the search processes did not start (see above); "
+                                           "--search-processes 0 searches in this process")
+        with searching[0] if searching else nullcontext() as searcher:
+            spaces = sorted({s for t in tokens.values() for s in t.allowed})
+            where = ("this process" if not count else "a process of their own" if count == 1
+                     else f"{count} processes of their own")
+            click.echo(f"graphmem REST server for {', '.join(spaces)} at http://{host}:{port} "
+                       f"(docs at /docs; models loaded in {ready:.1f} s; searches in "
+                       f"{where})",
+                       err=True)
+            app = build_app(memory, tokens, int(settings.rest_max_request_mb * 2**20),
+                            searcher)
+            uvicorn.run(app, host=host, port=port, log_level="warning")

@@ -5,7 +5,7 @@ and graphmem's error format."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Annotated
+from typing import Annotated, Any, Protocol
 
 from fastapi import Depends, Request
 from fastapi.responses import JSONResponse
@@ -13,6 +13,7 @@ from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
 from graphmem.client import Memory
 from graphmem.errors import InputError
+from graphmem.models import SearchResult
 from graphmem.serve.access import Spaces, spaces_of
 from graphmem.serve.metrics import Metrics
 
@@ -38,12 +39,24 @@ def memory_of(request: Request) -> Memory:
     return request.app.state.memory  # type: ignore[no-any-return]
 
 
+class Searches(Protocol):
+    """What runs a search: the server's ``Memory``, or its search processes
+    (:mod:`graphmem.serve.search_processes`); both take ``Memory.search``'s arguments."""
+
+    def search(self, question: str, *, space: str, **arguments: Any) -> SearchResult: ...
+
+
+def searcher_of(request: Request) -> Searches:
+    return request.app.state.searcher  # type: ignore[no-any-return]
+
+
 def metrics_of(request: Request) -> Metrics:
     return request.app.state.metrics  # type: ignore[no-any-return]
 
 
 Caller = Annotated[Spaces, Depends(caller)]
 Memories = Annotated[Memory, Depends(memory_of)]
+Searcher = Annotated[Searches, Depends(searcher_of)]
 Counted = Annotated[Metrics, Depends(metrics_of)]
 
 

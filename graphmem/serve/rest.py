@@ -35,7 +35,7 @@ from graphmem.errors import (
     UnknownStrategyError,
 )
 from graphmem.serve.access import AccessError, Spaces, caller_id
-from graphmem.serve.deps import Unauthorised, error
+from graphmem.serve.deps import Searches, Unauthorised, error
 from graphmem.serve.metrics import Metrics
 from graphmem.serve.routes import ROUTERS
 from graphmem.telemetry import acting
@@ -56,12 +56,15 @@ STATUS: tuple[tuple[type[GraphmemError], int, str], ...] = (
 )
 
 
-def build_app(memory: Memory, tokens: Mapping[str, Spaces], max_body_bytes: int) -> FastAPI:
-    """The REST app over ``memory``; ``tokens`` maps each bearer token to its spaces."""
+def build_app(memory: Memory, tokens: Mapping[str, Spaces], max_body_bytes: int,
+              searcher: Searches | None = None) -> FastAPI:
+    """The REST app over ``memory``; ``tokens`` maps each bearer token to its spaces; the
+    searches run on ``searcher`` (search processes of their own), else on ``memory``."""
     app = FastAPI(title="graphmem", version=__version__,
                   description="Long-term memory for conversational agents, on Neo4j.")
     app.state.tokens = dict(tokens)
     app.state.memory = memory  # what the routes depend on (graphmem.serve.deps)
+    app.state.searcher = memory if searcher is None else searcher
     app.state.metrics = metrics = Metrics(memory)
     metrics.install(app)
 

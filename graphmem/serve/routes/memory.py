@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 
-from graphmem.serve.deps import Caller, Counted, Memories, named
+from graphmem.serve.deps import Caller, Counted, Memories, Searcher, named
 from graphmem.serve.schemas import AddIn, AddOut, AnswerOut, QuestionIn, Refreshed, SearchOut
 
 router = APIRouter(prefix="/v1/spaces/{space}")
@@ -28,10 +28,10 @@ def add_messages_to(space: str, body: AddIn, who: Caller, memory: Memories,
 
 
 @router.post("/search")
-def search(space: str, body: QuestionIn, who: Caller, memory: Memories,
+def search(space: str, body: QuestionIn, who: Caller, searcher: Searcher,
            metrics: Counted) -> SearchOut:
     """The memory context for a question, within a token budget."""
-    result = memory.search(space=who.resolve(space), **body.arguments())
+    result = searcher.search(space=who.resolve(space), **body.arguments())
     metrics.searched(result.strategy)
     return SearchOut.of(result)
 

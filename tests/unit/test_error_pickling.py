@@ -1,0 +1,33 @@
+"""graphmem's errors cross a process boundary unchanged (a search process raises them, the REST
+server answers with them): every class, with its message, attributes and notes."""
+
+from __future__ import annotations
+
+import pickle
+
+from graphmem.errors import (
+    BusyError,
+    DatabaseUnavailable,
+    GraphmemError,
+    InputError,
+    MissingLayerError,
+    MixedModelsError,
+    UnknownStrategyError,
+)
+
+
+def test_every_error_survives_pickling() -> None:
+    made: list[GraphmemError] = [
+        InputError("the question is empty", field="question", record="r7"),
+        MissingLayerError("strategy emem needs the edus layer", layer="edus"),
+        MixedModelsError("alice", "hash", "all-MiniLM-L6-v2"),
+        BusyError("the space stayed busy"), UnknownStrategyError("unknown strategy 'x'"),
+        DatabaseUnavailable("Neo4j is not answering")]
+    for error in made:
+        error.add_note("while searching space alice")
+        back = pickle.loads(pickle.dumps(error))
+        assert type(back) is type(error)
+        assert str(back) == str(error) and back.args == error.args
+        assert vars(back) == vars(error)  # field, layer, held, configured, the notes
+    assert pickle.loads(pickle.dumps(made[0])).field == "question"
+    assert pickle.loads(pickle.dumps(made[1])).layer == "edus"
