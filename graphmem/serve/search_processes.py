@@ -39,9 +39,11 @@ _GONE = (EOFError, ConnectionError, FileNotFoundError)
 
 
 def default_count() -> int:
-    """Half the cores, at least one and at most four: the other half serves the writes and
-    Neo4j."""
-    return max(1, min(4, (os.cpu_count() or 2) // 2))
+    """Half the cores this process may run on, at least one and at most four: the other half
+    serves the writes and Neo4j. (A container's CPU quota is not seen here; set
+    ``GRAPHMEM_SEARCH_PROCESSES`` there.)"""
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    return max(1, min(4, (cores or 2) // 2))
 
 
 class _Searcher:
