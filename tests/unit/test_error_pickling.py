@@ -5,24 +5,17 @@ from __future__ import annotations
 
 import pickle
 
-from graphmem.errors import (
-    BusyError,
-    DatabaseUnavailable,
-    GraphmemError,
-    InputError,
-    MissingLayerError,
-    MixedModelsError,
-    UnknownStrategyError,
-)
+from graphmem import errors
 
 
 def test_every_error_survives_pickling() -> None:
-    made: list[GraphmemError] = [
-        InputError("the question is empty", field="question", record="r7"),
-        MissingLayerError("strategy emem needs the edus layer", layer="edus"),
-        MixedModelsError("alice", "hash", "all-MiniLM-L6-v2"),
-        BusyError("the space stayed busy"), UnknownStrategyError("unknown strategy 'x'"),
-        DatabaseUnavailable("Neo4j is not answering")]
+    made: list[errors.GraphmemError] = [
+        errors.InputError("the question is empty", field="question", record="r7"),
+        errors.MissingLayerError("strategy emem needs the edus layer", layer="edus"),
+        errors.MixedModelsError("alice", "hash", "all-MiniLM-L6-v2"),
+        errors.BusyError("the space stayed busy"),
+        errors.UnknownStrategyError("unknown strategy 'x'"),
+        errors.DatabaseUnavailable("Neo4j is not answering")]
     for error in made:
         error.add_note("while searching space alice")
         back = pickle.loads(pickle.dumps(error))
