@@ -109,3 +109,31 @@ def current_actor() -> Actor:
 def set_actor(actor: Actor) -> None:
     """Who changes spaces from now on in this context (a CLI run, a worker process)."""
     _ACTOR.set(actor)
+
+
+def outgoing_context() -> dict[str, str]:
+    """The current trace context as text headers, for work handed to another process (a
+    search process); empty without the OpenTelemetry API."""
+    try:
+        from opentelemetry.propagate import inject
+    except ImportError:
+        return {}
+    carrier: dict[str, str] = {}
+    inject(carrier)
+    return carrier
+
+
+@contextmanager
+def incoming_context(carrier: dict[str, str]) -> Iterator[None]:
+    """Inside it, spans continue the trace :func:`outgoing_context` gave in another process."""
+    if not carrier:
+        yield
+        return
+    from opentelemetry import context
+    from opentelemetry.propagate import extract
+
+    token = context.attach(extract(carrier))
+    try:
+        yield
+    finally:
+        context.detach(token)

@@ -31,6 +31,7 @@ from typing import Any
 
 from graphmem.config import Settings
 from graphmem.models import SearchResult
+from graphmem.telemetry import incoming_context, outgoing_context
 
 log = logging.getLogger("graphmem.serve")
 
@@ -50,13 +51,20 @@ class _Searcher:
     """The object a search process serves: one ``Memory``, its models loaded."""
 
     def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+
+    def start(self) -> None:
+        """Load the models and reach Neo4j (a method, not the constructor: a method's error
+        reaches the server as itself, a constructor's only as text)."""
         from graphmem.client import Memory
 
-        self.memory = Memory(settings)
+        self.memory = Memory(self.settings)
         self.memory.warm_up()
 
-    def search(self, space: str, arguments: dict[str, Any]) -> SearchResult:
-        return self.memory.search(space=space, **arguments)
+    def search(self, space: str, arguments: dict[str, Any],
+               trace: dict[str, str]) -> SearchResult:
+        with incoming_context(trace):  # its spans continue the request's trace
+            return self.memory.search(space=space, **arguments)
 
     def pid(self) -> int:
         return os.getpid()
@@ -66,7 +74,7 @@ class _Manager(BaseManager):
     pass
 
 
-_Manager.register("Searcher", _Searcher, exposed=("search", "pid"))
+_Manager.register("Searcher", _Searcher, exposed=("start", "search", "pid"))
 
 
 def _end_with_parent() -> None:
@@ -88,7 +96,13 @@ class _Slot:
     def __init__(self, settings: Settings) -> None:
         self.manager = _Manager(ctx=multiprocessing.get_context("spawn"))
         self.manager.start(_end_with_parent)
-        self.searcher: BaseProxy = self.manager.Searcher(settings)  # type: ignore[attr-defined]
+        try:  # its models load here: Neo4j unreachable, a model missing is raised here
+            self.searcher: BaseProxy = self.manager.Searcher(  # type: ignore[attr-defined]
+                settings)
+            self.searcher.start()
+        except BaseException:
+            self.close()
+            raise
         self.running = 0  # searches in flight
 
     def alive(self) -> bool:
@@ -143,7 +157,8 @@ class SearchProcesses:
                 slot.running -= 1
 
     def _ask(self, slot: _Slot, space: str, arguments: dict[str, Any]) -> SearchResult:
-        result: SearchResult = slot.searcher.search(space, arguments)  # type: ignore[attr-defined]
+        result: SearchResult = slot.searcher.search(  # type: ignore[attr-defined]
+            space, arguments, outgoing_context())
         return result
 
     def _replace(self, gone: _Slot) -> _Slot:

@@ -4,6 +4,7 @@ with the server (real Neo4j, real spawned processes)."""
 
 from __future__ import annotations
 
+import multiprocessing
 import os
 import signal
 import subprocess
@@ -15,8 +16,10 @@ import pytest
 
 from graphmem.client import Memory
 from graphmem.config import Settings
-from graphmem.errors import InputError, UnknownStrategyError
+from graphmem.errors import DatabaseUnavailable, InputError, UnknownStrategyError
 from graphmem.serve.search_processes import SearchProcesses
+
+from helpers import free_port
 
 
 @pytest.fixture(scope="module")
@@ -90,3 +93,13 @@ def test_search_processes_end_with_the_server_even_when_it_is_killed(store: obje
         pytest.fail(f"search process {child} outlived its server")
     finally:
         started.kill()
+
+
+def test_a_search_process_that_cannot_start_says_why_and_is_not_left_behind(
+        settings: Settings) -> None:
+    nowhere = settings.model_copy(update={"neo4j_uri": f"bolt://127.0.0.1:{free_port()}",
+                                          "neo4j_timeout": 1.0})
+    before = set(multiprocessing.active_children())  # the module's own search process
+    with pytest.raises(DatabaseUnavailable, match="cannot reach Neo4j"):
+        SearchProcesses(nowhere, 1)
+    assert set(multiprocessing.active_children()) == before

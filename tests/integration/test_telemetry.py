@@ -3,6 +3,7 @@ SDK's in-memory exporter, and the stages' milliseconds in every search result.""
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterator
 
 import pytest
@@ -12,6 +13,7 @@ from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
 from graphmem.client import Memory
+from graphmem.telemetry import incoming_context, outgoing_context
 
 from helpers import SAMPLE
 
@@ -53,3 +55,28 @@ def test_searches_and_ingests_are_traced_by_stage(memory: Memory, space: str,
     # a strategy that reports fewer stages still gives its state read
     other = memory.search("What did Maya adopt?", space=space, strategy="turns", budget=200)
     assert set(other.timings_ms) == {"space_state"}
+
+
+def test_a_trace_continues_in_another_process(spans: InMemorySpanExporter) -> None:
+    """What a search process is handed: the request's trace context as text, and its spans
+    become children of the request's span (here in another thread, which starts with none)."""
+    tracer = trace.get_tracer("test")
+    with tracer.start_as_current_span("POST /search") as request:
+        carrier = outgoing_context()
+    assert carrier  # a traceparent header
+
+    def elsewhere() -> None:
+        with incoming_context(carrier), tracer.start_as_current_span("graphmem.search"):
+            pass
+        with tracer.start_as_current_span("unrelated"):  # the context was left again
+            pass
+
+    worker = threading.Thread(target=elsewhere)
+    worker.start()
+    worker.join()
+    found = {s.name: s for s in spans.get_finished_spans()}
+    child = found["graphmem.search"]
+    assert child.parent is not None and child.parent.span_id == request.get_span_context().span_id
+    assert child.context.trace_id == request.get_span_context().trace_id
+    assert found["unrelated"].parent is None
+    assert outgoing_context() == {}  # outside any span there is no trace to continue
