@@ -1,13 +1,11 @@
 // Where live messages of one conversation go: its sessions in input order (with the time of
-// their last message), the turns of the session asked for (the last one when $session is
-// null), which of the given turn ids are stored already or were forgotten (by the digests of
-// ingest/forget_ids), and the layers waiting to catch up.
+// their last message), the session asked for (the last one when $session is null) with its
+// last order and number of turns, which of the given turn ids are stored already or were
+// forgotten (by the digests of ingest/forget_ids), and the layers waiting to catch up.
 // Params: $space, $conversation_id, $session (a session key or null), $turn_ids, $digests
 // (each turn id's digest, in the same order), $whole (true: every field of every turn of
-// the session, for layers that re-read the session; false: only what appending turns needs,
-// the session's last order, its number of turns and the turns whose source id is not the
-// one a message without an id gets at that place, the session key, $joint and order + 1,
-// since only those can be in the way of a new one).
+// the session, in no particular order, for layers that re-read the session; false: no
+// turns, which is all appending needs: an add then reads no text of a long session).
 OPTIONAL MATCH (sp:Space {id: $space})
 WITH coalesce(sp.forgotten, []) AS forgotten
 OPTIONAL MATCH (c:Conversation {id: $conversation_id, space: $space})
@@ -17,15 +15,21 @@ WITH forgotten, c, collect(s) AS sessions
 WITH forgotten, c, sessions,
      CASE WHEN $session IS NULL THEN last(sessions)
           ELSE head([x IN sessions WHERE x.key = $session]) END AS chosen
-OPTIONAL MATCH (chosen)-[:HAS_TURN]->(t:Turn)
-WITH forgotten, c, sessions, chosen, t ORDER BY t.order
-WITH forgotten, c, sessions, chosen,
-     collect(CASE WHEN $whole
-                  THEN t {.order, .speaker, .text, .source_id, .image_caption, .image_url,
-                          .said_at}
-                  WHEN t.source_id <> chosen.key + $joint + toString(t.order + 1)
-                  THEN t {.order, .source_id} END) AS turns,
-     max(t.order) AS last_order, count(t) AS size
+CALL (chosen) {
+  OPTIONAL MATCH (chosen)-[:HAS_TURN]->(t:Turn)
+  WHERE $whole
+  RETURN collect(t {.order, .speaker, .text, .source_id, .image_caption, .image_url,
+                    .said_at}) AS turns
+}
+CALL (chosen) {
+  // the session's last turn from the turn_order index: one entry read, however long it is
+  MATCH (t:Turn)
+  WHERE t.session_id = chosen.id AND t.order >= 0
+  WITH t ORDER BY t.session_id DESC, t.order DESC LIMIT 1
+  RETURN head(collect(t.order)) AS last_order
+}
+WITH forgotten, c, sessions, chosen, turns, last_order,
+     COUNT { (chosen)-[:HAS_TURN]->() } AS size
 RETURN c IS NOT NULL AS exists,
        coalesce(c.pending_layers, []) AS pending,
        CASE WHEN size(sessions) = 0 THEN -1 ELSE last(sessions).index END AS last_index,

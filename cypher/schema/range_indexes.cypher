@@ -4,6 +4,8 @@ CREATE INDEX session_space IF NOT EXISTS FOR (n:Session) ON (n.space);
 CREATE INDEX session_started_at IF NOT EXISTS FOR (n:Session) ON (n.started_at);
 CREATE INDEX turn_space IF NOT EXISTS FOR (n:Turn) ON (n.space);
 CREATE INDEX turn_source_id IF NOT EXISTS FOR (n:Turn) ON (n.space, n.source_id);
+CREATE INDEX turn_order IF NOT EXISTS FOR (n:Turn) ON (n.session_id, n.order);
+CREATE INDEX turn_chain IF NOT EXISTS FOR (n:Turn) ON (n.conversation_id, n.seq);
 CREATE INDEX speaker_space IF NOT EXISTS FOR (n:Speaker) ON (n.space);
 CREATE INDEX edu_space IF NOT EXISTS FOR (n:EDU) ON (n.space);
 CREATE INDEX edu_conversation IF NOT EXISTS FOR (n:EDU) ON (n.space, n.conversation_id);

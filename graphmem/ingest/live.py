@@ -181,8 +181,7 @@ def plan(store: GraphStore, space: str, conversation: str, messages: list[Messag
     ids = {g: turn_id(space, conversation, g) for g in given}
     read = {"space": space, "conversation_id": cid, "session": session,
             "turn_ids": list(ids.values()),
-            "digests": [forgotten_digest(i) for i in ids.values()], "whole": whole,
-            "joint": JOINT}
+            "digests": [forgotten_digest(i) for i in ids.values()], "whole": whole}
     [row] = store.read("ingest/live_session", **read)
     stored, refused = set(row["stored_turn_ids"]), set(row["forgotten_turn_ids"])
     known = [g for g in given if ids[g] in stored]
@@ -194,7 +193,8 @@ def plan(store: GraphStore, space: str, conversation: str, messages: list[Messag
     open_now = current is not None and (session is not None or _is_open(current, first_at, gap))
     runs = (_runs(fresh, gap, _last_time(current) if open_now else None) if session is None
             else [fresh])
-    stored_turns: list[dict[str, Any]] = current["turns"] if open_now else []
+    stored_turns: list[dict[str, Any]] = (sorted(current["turns"], key=lambda t: t["order"])
+                                          if open_now else [])
     if open_now:
         base = SessionRecord(key=current["key"], index=current["index"],
                              started_at=native_datetime(current["started_at"]),
@@ -203,7 +203,9 @@ def plan(store: GraphStore, space: str, conversation: str, messages: list[Messag
     else:
         base = SessionRecord(key=session or f"session_{row['last_index'] + 2}",
                              index=row["last_index"] + 1, started_at=first_at, turns=())
-    taken = {t["source_id"] for t in stored_turns}
+    # ids a message without one may not get: the session's stored ones when they were read
+    # (else ingest/stored_turns finds them below) and every id given in this call
+    taken = {t["source_id"] for t in stored_turns} | set(given)
     for _ in range(100):  # each round takes at least one more id out of the way
         chosen = [_appended(base, runs[0], current["last_order"] + 1 if open_now else 0,
                             taken)]

@@ -118,6 +118,60 @@ def _link(store: GraphStore, space: str, memory: Memory) -> None:
             again.relationships_deleted) == (0, 0, 0)
 
 
+@case("ingest/turns/link_appended")
+def _link_appended(store: GraphStore, space: str, memory: Memory) -> None:
+    cid = conversation_id(space, KEY)
+
+    def new_turns(session: str, orders: list[int]) -> list[str]:
+        rows = [{"id": turn_id(space, KEY, f"{session}:new{o}"),
+                 "session_id": session_id(space, KEY, session),
+                 "speaker_id": speaker_id(space, "Maya"), "order": o, "speaker": "Maya",
+                 "text": f"Turn {o}.", "source_id": f"{session}:new{o}", "image_caption": None,
+                 "image_url": None} for o in orders]
+        store.write("ingest/turns/merge_turns", space=space, turns=rows)
+        return [r["id"] for r in rows]
+
+    def link(session: str, ids: list[str]) -> bool:
+        [row] = store.write("ingest/turns/link_appended", space=space, conversation_id=cid,
+                            session_id=session_id(space, KEY, session), turn_ids=ids)
+        return bool(row["linked"])
+
+    def chain() -> list[tuple[str, int | None]]:
+        return [(r["id"], r["seq"]) for r in query_rows(
+            store, "MATCH (t:Turn {conversation_id: $c}) "
+            "RETURN t.source_id AS id, t.seq AS seq ORDER BY seq", c=cid)]
+
+    before = chain()
+    last = before[-1]
+    # turns that do not come last in time are left to link_turns: nothing written
+    early = new_turns("s1", [50])
+    assert not link("s1", early)
+    assert chain() == sorted([*before, ("s1:new50", None)], key=lambda x: (x[1] is None, x[1]))
+    low = new_turns("s3", [0, 1])
+    assert not link("s3", low[:1])  # an order before the session's last turn's
+    assert not link("s2", [])  # not the last session
+    # appended at the end: numbered after the last turn and chained to it, in the order given
+    ids = new_turns("s3", [40, 41])
+    assert link("s3", ids)
+    rows = query_rows(store, "MATCH (a:Turn {conversation_id: $c})-[:NEXT]->(b:Turn) "
+                      "WHERE b.id IN $ids RETURN a.source_id AS a, b.source_id AS b, "
+                      "b.seq AS seq ORDER BY seq", c=cid, ids=ids)
+    assert rows == [{"a": last[0], "b": "s3:new40", "seq": last[1] + 1},
+                    {"a": "s3:new40", "b": "s3:new41", "seq": last[1] + 2}]
+    assert not link("s3", ids)  # linked already: a second call writes nothing
+    assert not link("s3", [turn_id("elsewhere", KEY, "s3:x")])  # ids of no turn here
+    # the full statement agrees with what the short one wrote: it has nothing to change
+    for tid in early + low:
+        query_rows(store, "MATCH (t:Turn {id: $id}) DETACH DELETE t", id=tid)
+    with store.driver.session(database=store.database) as session:
+        full = session.run(cypher.load("ingest/turns/link_turns"), space=space,
+                           conversation_id=cid)
+        assert full.single()["links"] == len(before) + 1
+        counters = full.consume().counters
+    assert (counters.properties_set, counters.relationships_created,
+            counters.relationships_deleted) == (0, 0, 0)
+
+
 @case("ingest/mark_layers")
 @case("admin/upgrade_session_layers")
 def _mark_layers(store: GraphStore, space: str, memory: Memory) -> None:
@@ -578,25 +632,23 @@ def _live_session(store: GraphStore, space: str, memory: Memory) -> None:
     digests = [forgotten_digest(t) for t in known]
     store.write("ingest/forget_ids", space=space, digests=digests[1:], refuse=True)
     [row] = store.read("ingest/live_session", space=space, conversation_id=cid, session=None,
-                       turn_ids=known, digests=digests, whole=True, joint=":")
+                       turn_ids=known, digests=digests, whole=True)
     assert row["exists"] and row["pending"] == [] and row["last_index"] == 2
     assert row["session"]["key"] == "s3" and row["session"]["last_message_at"] is None
-    assert [t["order"] for t in row["session"]["turns"]] == list(range(5))
+    assert sorted(t["order"] for t in row["session"]["turns"]) == list(range(5))
     assert row["stored_turn_ids"] == known[:1] and row["forgotten_turn_ids"] == known[1:]
     [named] = store.read("ingest/live_session", space=space, conversation_id=cid,
-                         session="s1", turn_ids=[], digests=[], whole=True, joint=":")
+                         session="s1", turn_ids=[], digests=[], whole=True)
     assert named["session"]["key"] == "s1" and named["session"]["turns"][0]["text"]
     assert named["forgotten_turn_ids"] == []
     [slim] = store.read("ingest/live_session", space=space, conversation_id=cid,
-                        session="s1", turn_ids=[], digests=[], whole=False, joint=":")
-    assert slim["session"]["turns"] == [{"order": t["order"], "source_id": t["source_id"]}
-                                        for t in named["session"]["turns"]
-                                        if t["source_id"] != f"s1:{t['order'] + 1}"]
+                        session="s1", turn_ids=[], digests=[], whole=False)
+    assert slim["session"]["turns"] == []  # appending reads no turn of the session
     assert slim["session"]["last_order"] == max(t["order"] for t in named["session"]["turns"])
     assert slim["session"]["size"] == len(named["session"]["turns"])
     [none] = store.read("ingest/live_session", space=space,
                         conversation_id=conversation_id(space, "other"), session=None,
-                        turn_ids=known, digests=digests, whole=False, joint=":")
+                        turn_ids=known, digests=digests, whole=False)
     assert (none["exists"], none["last_index"], none["session"]) == (False, -1, None)
     assert none["stored_turn_ids"] == known[:1]  # ids are global: the caller builds them
 

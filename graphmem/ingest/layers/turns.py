@@ -95,7 +95,7 @@ class TurnsLayer(Layer[TurnsPayload]):
     reads = SHARED_READS
     writes = ("ingest/turns/merge_conversation", "ingest/turns/merge_sessions",
               "ingest/turns/merge_turns", "ingest/set_vectors",
-              "ingest/turns/link_turns")
+              "ingest/turns/link_turns", "ingest/turns/link_appended")
 
     def prepare(self, job: Job) -> TurnsPayload:
         space, conv = job.space, job.conversation
@@ -128,7 +128,19 @@ class TurnsLayer(Layer[TurnsPayload]):
         self.write_rows(tx, "ingest/turns/merge_turns", "turns", payload.turns, space=job.space)
         self.write_rows(tx, "ingest/set_vectors", "rows", payload.embeddings,
                         space=job.space)
-        tx.run("ingest/turns/link_turns", space=job.space, conversation_id=cid)
+        if not self._appended(tx, job, payload):
+            tx.run("ingest/turns/link_turns", space=job.space, conversation_id=cid)
+
+    @staticmethod
+    def _appended(tx: Tx, job: Job, payload: TurnsPayload) -> bool:
+        """A live add's new turns chained after the conversation's last one, when that is
+        where they belong (the statement checks); False, with nothing written, otherwise."""
+        if job.conversation.source_format != "live" or len(payload.sessions) != 1:
+            return False
+        return tx.run("ingest/turns/link_appended", space=job.space,
+                      conversation_id=job.conversation_id,
+                      session_id=payload.sessions[0]["id"],
+                      turn_ids=[row["id"] for row in payload.turns]) == [{"linked": True}]
 
     def result(self, payload: TurnsPayload) -> LayerResult:
         return LayerResult({"sessions": len(payload.sessions), "turns": len(payload.turns)},
