@@ -170,6 +170,13 @@ def _link_appended(store: GraphStore, space: str, memory: Memory) -> None:
         counters = full.consume().counters
     assert (counters.properties_set, counters.relationships_created,
             counters.relationships_deleted) == (0, 0, 0)
+    # a session opened after the last: its first turns follow the previous session's last
+    store.write("ingest/turns/merge_sessions", space=space, conversation_id=cid, sessions=[
+        {"id": session_id(space, KEY, "s9"), "key": "s9", "index": 9,
+         "started_at": datetime(2099, 1, 1), "date_text": None}])
+    later = new_turns("s9", [0])
+    assert link("s9", later)
+    assert chain()[-2:] == [("s3:new41", last[1] + 2), ("s9:new0", last[1] + 3)]
 
 
 @case("ingest/mark_layers")

@@ -10,7 +10,7 @@
 MATCH (:Conversation {id: $conversation_id, space: $space})-[:HAS_SESSION]->(s:Session)
 WITH s ORDER BY s.started_at, s.index
 WITH collect(s) AS sessions
-WITH size(sessions) AS count, last(sessions) AS here
+WITH size(sessions) AS held, last(sessions) AS here
 CALL () {
   // ordered by both of the index's properties, the seek reads one entry, not the chain
   MATCH (o:Turn)
@@ -27,10 +27,12 @@ WITH tail, fresh,
      here.id = $session_id AND size(fresh) = size($turn_ids)
      AND all(t IN fresh WHERE t.session_id = $session_id AND t.seq IS NULL
                               AND NOT (t)-[:NEXT]-())
-     AND CASE WHEN tail IS NULL THEN count = 1
-              WHEN tail.session_id = $session_id
+     AND CASE WHEN tail.session_id = $session_id
               THEN all(t IN fresh WHERE t.order > tail.order)
-              ELSE true END
+              // else the session holds only the new turns, after an earlier session's
+              // last turn or as the conversation's first
+              ELSE COUNT { (here)-[:HAS_TURN]->() } = size($turn_ids)
+                   AND (tail IS NOT NULL OR held = 1) END
      AND (tail IS NULL OR NOT (tail)-[:NEXT]->()) AS linked
 CALL (tail, fresh, linked) {
   WITH tail, fresh WHERE linked
