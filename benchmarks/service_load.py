@@ -19,8 +19,9 @@ every forget waits a second after the last. A forgotten message must be gone aft
 every other acknowledged one present.
 
 Reports throughput, p50/p95 per kind of request, errors, the derivation backlog over time (from
-`/metrics`) and, once the server's worker is idle, the messages acknowledged but not stored:
-it must be 0. Traffic goes to the loopback only; every loop is bounded in count and time.
+`/metrics`), the share of turns the derived layers cover when the writes stop and once the
+worker is idle (or the wait gave up), and the messages acknowledged but not stored: it must be
+0. Traffic goes to the loopback only; every loop is bounded in count and time.
 """
 
 from __future__ import annotations
@@ -49,6 +50,28 @@ def backlog(url: str) -> float:
         if line.startswith("graphmem_derivation_backlog "):
             return float(line.split()[1])
     return float("nan")
+
+
+COVERED = """
+MATCH (t:Turn {space: $space})
+RETURN t.conversation_id ENDS WITH '/shared' AS shared, count(t) AS turns,
+       count(CASE WHEN EXISTS { (t)<-[:FROM_TURN]-(d) WHERE NOT d:Turn } THEN 1 END) AS derived
+"""
+
+
+def derived_share(spaces: list[str]) -> dict[str, float]:
+    """The share of the turns, in %, that some derived layer already covers (a node linked to
+    the turn by ``FROM_TURN``): the shared conversation's and the writers' own ones."""
+    totals = {"shared": [0, 0], "own": [0, 0]}
+    with Memory() as memory, memory.store.driver.session(
+            database=memory.store.database) as session:
+        for space in spaces:
+            for row in session.run(COVERED, space=space):
+                total = totals["shared" if row["shared"] else "own"]
+                total[0] += row["turns"]
+                total[1] += row["derived"]
+    return {kind: round(100 * derived / max(turns, 1), 1)
+            for kind, (turns, derived) in totals.items()}
 
 
 def every_message(memory: Memory, space: str, conversation: str) -> list[str | None]:
@@ -194,6 +217,7 @@ def main() -> None:
             time.sleep(0.5)
         wrote = time.perf_counter() - began
         writing.clear()
+        covered_at_end = derived_share(spaces)
         for thread in readers:
             thread.join(timeout=300)
         drained = None
@@ -204,6 +228,7 @@ def main() -> None:
                 drained = round(time.perf_counter() - began - wrote, 1)
                 break
             time.sleep(0.5)
+        covered_after = derived_share(spaces)
         with Memory() as memory:
             stored = {(space, c.conversation, m_id) for space in spaces
                       for c in memory.conversations(space)
@@ -234,7 +259,9 @@ def main() -> None:
         "lost": len(set(acked) - forgotten - stored),
         "forgotten_but_present": len(forgotten & stored),
         "server_stopped_when_asked": stopped, "backlog_max": max(b for _, b in series),
-        "backlog_drained_after_writes_s": drained, "backlog": series[::4]}
+        "backlog_drained_after_writes_s": drained,
+        "derived_share_when_writes_stopped_pct": covered_at_end,
+        "derived_share_after_drain_pct": covered_after, "backlog": series[::4]}
     publish(result, args.out)
 
 

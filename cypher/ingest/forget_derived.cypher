@@ -4,7 +4,8 @@
 // then hold only their turns until the layers are written again (a layer this process does not
 // know is marked missing too, since its nodes went with the rest). The conversation's live
 // version is raised, so a derivation under way elsewhere, which read the conversation before
-// this change, starts again from what is stored instead of writing back what it read.
+// this change, starts again from what is stored instead of writing back what it read: its erase
+// version is raised too, which only forgets and corrections do (`ingest/claim_derivation`).
 // Params: $space, $conversation_id.
 CALL (*) {
   MATCH (t:Turn {space: $space, conversation_id: $conversation_id})<-[:FROM_TURN]-(d)
@@ -21,7 +22,8 @@ CALL (*) {
 }
 CALL (*) {
   MATCH (c:Conversation {space: $space, id: $conversation_id})
-  SET c.live_version = coalesce(c.live_version, 0) + 1
+  SET c.live_version = coalesce(c.live_version, 0) + 1,
+      c.erase_version = coalesce(c.erase_version, 0) + 1
   RETURN count(c) AS conversations
 }
 CALL (*) {

@@ -37,7 +37,8 @@ from graphmem.text import naive_utc, native_datetime
 
 # statements of the live path (besides every layer's own)
 STATEMENTS = ("ingest/live_session", "ingest/stored_turns", "ingest/mark_live",
-              "ingest/clear_pending", "ingest/pending_conversations")
+              "ingest/clear_pending", "ingest/pending_conversations",
+              "ingest/claim_derivation")
 FUTURE = timedelta(days=1)  # how far ahead of the clock a message's own time may be
 JOINT = ":"  # a message without an id gets "<session key><JOINT><its position from 1>"
 _ALIASES = {"role": "speaker", "content": "text", "name": "speaker", "timestamp": "at",

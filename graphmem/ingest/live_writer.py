@@ -12,7 +12,12 @@
 
 Pending work is recorded on the conversation (layers, sessions, and a version that each add
 raises), so it survives a crash and a refresh started before a later message never clears
-that message's work.
+that message's work. Such a refresh still writes what it derived (``ingest/claim_derivation``):
+its layers describe the conversation as it was a moment before, the new message's work stays
+pending, and a busy conversation's layers follow its messages round by round instead of
+never catching up. A refresh writes nothing when a forget or a correction came after its read
+(what it derived may quote what was erased), or when a refresh that read a later state has
+written already.
 """
 
 from __future__ import annotations
@@ -21,6 +26,7 @@ import logging
 import random
 import threading
 import time
+import uuid
 from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -276,11 +282,10 @@ class LiveWriter:
             return self._worker
 
     def _refresh_once(self, space: str, conversation: str) -> None:
-        """The worker's refresh: a derivation that a later message (or a forget) overtook is
-        dropped rather than started again at once, because that change submitted the
-        conversation anew (here, or to the worker of the process that made it); under a
-        steady stream of messages, deriving again after each would only burn the CPU the
-        writers and readers need."""
+        """The worker's refresh: a derivation that a forget, a correction or a newer
+        derivation overtook is dropped rather than started again at once, because that change
+        submitted the conversation anew (here, or to the worker of the process that made it).
+        Messages that arrive meanwhile do not drop it (:class:`_Clear`)."""
         try:
             self.refresh(space, conversation, attempts=1)
         except Superseded as exc:
@@ -314,10 +319,11 @@ class LiveWriter:
 
     def _derive(self, space: str, row: dict[str, Any]) -> list[str]:
         """One conversation's pending layers, from the stored turns as of ``row`` (its
-        pending work and live version); each write checks, once it holds the space's lock,
-        that no message was added, forgotten or corrected since (each raises the version), so
-        a derivation never overwrites a newer state. A failure while the conversation changed
-        under it (a forget in another process) is :class:`Superseded` too: it starts again."""
+        pending work and versions); each write checks, once it holds the space's lock, that
+        nothing was forgotten or corrected since and that no derivation of a later state was
+        written (:class:`_Clear`), so a derivation never overwrites a newer state. A failure
+        while the conversation changed under it (a forget in another process) is
+        :class:`Superseded` too: it starts again."""
         try:
             return self._derive_once(space, row)
         except Superseded:
@@ -340,7 +346,7 @@ class LiveWriter:
         opened = record.model_copy(update={"sessions": tuple(
             s for s in record.sessions if s.key in waiting)})
         turn = self.writing(space, key)
-        clear = _Clear(row["pending"], row["sessions"], row["version"])
+        clear = _Clear(row["pending"], row["sessions"], row["version"], row["erased"])
         if per_session and opened.sessions:
             GraphWriter(self._context(), per_session, "layers derived").write(
                 space, [opened], lock=turn, check=clear.check)
@@ -361,20 +367,32 @@ class LiveWriter:
 
 
 class _Clear:
-    """The last step of a refresh, in its last transaction: the work it did is no longer
-    pending, unless a message arrived since it read what was (the version moved)."""
+    """The checks and the last step of a refresh. Each of its write transactions first claims
+    the conversation (``ingest/claim_derivation``): messages added since the refresh read it
+    do not stop the write, since the layers describe an earlier state of the conversation and
+    the new messages' work stays pending; a forget or a correction since the read, or a
+    derivation of a later state already written, does. The last transaction then clears the
+    work done, unless a message arrived since the read (the live version moved)."""
 
-    def __init__(self, layers: list[str], sessions: list[str], version: int) -> None:
+    def __init__(self, layers: list[str], sessions: list[str], version: int,
+                 erased: int) -> None:
         self.layers, self.sessions, self.version = layers, sessions, version
+        self.erased = erased
+        self.round = uuid.uuid4().hex  # this refresh's own claims pass each other
 
     def check(self, tx: Tx, job: Job) -> None:
-        """Raise :class:`Superseded` when a message was added after the refresh read."""
-        rows = tx.run("ingest/pending_conversations", space=job.space,
-                      conversation_id=job.conversation_id)
-        if not rows or rows[0]["version"] != self.version:
-            raise Superseded(f"conversation {job.conversation.key!r} received messages while "
-                             "its layers were being derived")
+        """Raise :class:`Superseded` when what this refresh derived must not be written."""
+        [row] = tx.run("ingest/claim_derivation", space=job.space,
+                       conversation_id=job.conversation_id, version=self.version,
+                       erased=self.erased, round=self.round)
+        if row["status"] != "claimed":
+            raise Superseded(f"conversation {job.conversation.key!r} was "
+                             f"{WHY[row['status']]} while its layers were being derived")
 
     def __call__(self, tx: Tx, job: Job) -> None:
         tx.run("ingest/clear_pending", space=job.space, conversation_id=job.conversation_id,
                layers=self.layers, sessions=self.sessions, version=self.version)
+
+
+WHY = {"gone": "deleted", "erased": "forgotten in part or corrected",
+       "overtaken": "derived again from a later state"}

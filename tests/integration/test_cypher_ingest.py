@@ -716,7 +716,7 @@ def _pending(store: GraphStore, space: str, memory: Memory) -> None:
                        "sessions": ["s3"], "version": n}
     assert store.read("ingest/pending_conversations", space=space, conversation_id=cid) == [
         {"conversation": KEY, "pending": ["scenes", "episodes"], "sessions": ["s3"],
-         "version": 2}]
+         "version": 2, "erased": 0}]
     assert store.read("ingest/pending_conversations", space="elsewhere",
                       conversation_id=None) == []
     # a refresh that read version 1 clears nothing: a message came after it read
@@ -733,6 +733,38 @@ def _pending(store: GraphStore, space: str, memory: Memory) -> None:
     assert store.read("ingest/pending_conversations", space=space, conversation_id=None) == []
     assert query_rows(store, "MATCH (s:Session {id: $id}) RETURN s.last_message_at.hour AS h",
                       id=sid) == [{"h": 9}]
+
+
+@case("ingest/claim_derivation")
+def _claim_derivation(store: GraphStore, space: str, memory: Memory) -> None:
+    cid = conversation_id(space, KEY)
+
+    def claim(version: int, erased: int, round_: str, where: str = space) -> str:
+        [row] = store.write("ingest/claim_derivation", space=where, conversation_id=cid,
+                            version=version, erased=erased, round=round_)
+        return str(row["status"])
+
+    def stamped() -> dict[str, object]:
+        [row] = query_rows(store, "MATCH (c:Conversation {id: $id}) RETURN c.derived_version "
+                           "AS version, c.derived_round AS round", id=cid)
+        return row
+
+    assert claim(3, 0, "a") == "claimed"  # nothing derived yet: any read may write
+    assert stamped() == {"version": 3, "round": "a"}
+    assert claim(3, 0, "a") == "claimed"  # the same round's next transaction
+    assert claim(3, 0, "b") == "overtaken"  # another round of the same state: one writes
+    assert claim(2, 0, "c") == "overtaken"  # an older read never replaces a newer one
+    assert stamped() == {"version": 3, "round": "a"}  # refusals write nothing
+    assert claim(5, 0, "d") == "claimed"  # a read after more messages
+    assert stamped() == {"version": 5, "round": "d"}
+    # a forget raises the erase version: a round that read before it writes nothing
+    store.write("ingest/forget_derived", space=space, conversation_id=cid)
+    assert claim(6, 0, "e") == "erased"
+    [row] = query_rows(store, "MATCH (c:Conversation {id: $id}) RETURN c.erase_version AS e",
+                       id=cid)
+    assert row == {"e": 1}
+    assert claim(6, 1, "e") == "claimed"
+    assert claim(6, 1, "e", where="elsewhere") == "gone"  # another space's reader finds none
 
 
 @case("ingest/forget_turns")

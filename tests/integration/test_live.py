@@ -4,6 +4,7 @@ make adds idempotent, sessions open by the gap, bad messages write nothing."""
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -20,9 +21,9 @@ from graphmem.store import GraphStore, statement_by_statement
 
 from helpers import SAMPLE, query_rows
 
-# the open-session clock, the live version and each message's own time: not part of an
-# ingested graph (a file gives its sessions' dates)
-LIVE_ONLY = {"last_message_at", "live_version", "said_at"}
+# the open-session clock, the live version, the last derivation's stamp and each message's own
+# time: not part of an ingested graph (a file gives its sessions' dates)
+LIVE_ONLY = {"last_message_at", "live_version", "said_at", "derived_version", "derived_round"}
 
 
 def _same_graph(live: list[dict[str, Any]], ingested: list[dict[str, Any]]) -> None:
@@ -121,6 +122,91 @@ def test_a_refresh_started_before_a_message_leaves_its_work_pending(
     derived = query_rows(memory.store, "MATCH (:EDU {space: $s})-[:FROM_TURN]->(t:Turn) "
                          "RETURN count(DISTINCT t) AS n", s=space)
     assert derived == [{"n": 2}]  # both messages have their statements
+
+
+def _edu_turns(memory: Memory, space: str) -> list[str]:
+    rows = query_rows(memory.store, "MATCH (:EDU {space: $s})-[:FROM_TURN]->(t:Turn) "
+                      "RETURN DISTINCT t.source_id AS id ORDER BY id", s=space)
+    return [r["id"] for r in rows]
+
+
+def _after_the_read(monkeypatch: pytest.MonkeyPatch, meanwhile: Callable[[], object]) -> None:
+    """The next refresh reads the conversation, then ``meanwhile`` runs (another client's
+    change, landing while the refresh derives), then the refresh goes on with what it read."""
+    from graphmem.ingest import live_writer, stored
+
+    real = stored.stored_conversations
+    calls: list[int] = []
+
+    def read_then_change(*args: Any, **kwargs: Any) -> Any:
+        records = real(*args, **kwargs)
+        if not calls:
+            calls.append(1)
+            meanwhile()
+        return records
+
+    monkeypatch.setattr(live_writer, "stored_conversations", read_then_change)
+
+
+def test_a_refresh_overtaken_by_a_message_writes_what_it_derived(
+        settings: Settings, store: GraphStore, embedder: Embedder, space: str,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # under a steady stream of messages, a refresh that gave up whenever a message came
+    # before it committed left a busy conversation's layers never caught up
+    memory = Memory(settings.model_copy(update={"live_derive": "manual"}), store=store,
+                    embedder=embedder)
+    memory.add_messages(space, "c", [{"speaker": "Ann", "text": "I moved to Leeds.", "id": "a"}])
+    _after_the_read(monkeypatch, lambda: memory.add_messages(
+        space, "c", [{"speaker": "Ann", "text": "The flat has a garden.", "id": "b"}]))
+    assert memory.refresh(space) == {"c": ["edus", "events", "segments", "scenes",
+                                           "episodes"]}
+    assert _edu_turns(memory, space) == ["a"]  # what it read, written
+    [row] = memory.store.read("ingest/pending_conversations", space=space,
+                              conversation_id=None)  # the new message's work still waits
+    assert row["pending"] == ["edus", "events", "segments", "scenes", "episodes"]
+    memory.refresh(space)
+    assert _edu_turns(memory, space) == ["a", "b"]
+    assert memory.refresh(space) == {}
+
+
+def test_a_refresh_overtaken_by_a_forget_writes_nothing_of_it(
+        settings: Settings, store: GraphStore, embedder: Embedder, space: str,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from graphmem.ingest.live import Superseded
+
+    memory = Memory(settings.model_copy(update={"live_derive": "manual"}), store=store,
+                    embedder=embedder)
+    memory.add_messages(space, "c", [
+        {"speaker": "Ann", "text": "My PIN is 4417 at the Leeds branch.", "id": "a"},
+        {"speaker": "Ann", "text": "The flat has a garden.", "id": "b"}])
+    _after_the_read(monkeypatch, lambda: memory.forget(space, "c", turns=["a"]))
+    with pytest.raises(Superseded, match="forgotten in part or corrected"):
+        memory.live.refresh(space, attempts=1)
+    assert _edu_turns(memory, space) == []  # the stale round wrote nothing
+    memory.refresh(space)  # derived again from what remains
+    assert _edu_turns(memory, space) == ["b"]
+    said = query_rows(memory.store, "MATCH (n {space: $s}) UNWIND keys(n) AS k WITH n[k] AS v "
+                      "WHERE v IS :: STRING AND v CONTAINS '4417' RETURN count(*) AS n",
+                      s=space)
+    assert said == [{"n": 0}]
+
+
+def test_an_older_refresh_never_replaces_a_newer_one(
+        settings: Settings, store: GraphStore, embedder: Embedder, space: str,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    memory = Memory(settings.model_copy(update={"live_derive": "manual"}), store=store,
+                    embedder=embedder)
+    memory.add_messages(space, "c", [{"speaker": "Ann", "text": "I moved to Leeds.", "id": "a"}])
+
+    def newer_round() -> None:  # a message, then another client's refresh of it all
+        memory.add_messages(space, "c", [{"speaker": "Ann", "text": "The flat has a garden.",
+                                          "id": "b"}])
+        memory.refresh(space)
+
+    _after_the_read(monkeypatch, newer_round)
+    memory.refresh(space)  # this one read before "b": it must not write over the newer one
+    assert _edu_turns(memory, space) == ["a", "b"]
+    assert memory.refresh(space) == {}  # and nothing of "b" was left behind as done
 
 
 def test_message_ids_make_adding_idempotent(memory: Memory, space: str) -> None:
