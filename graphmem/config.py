@@ -106,6 +106,10 @@ class Settings(BaseSettings):
     live_delay_seconds: float = Field(
         default=1.0, ge=0, description="live messages, background: seconds after a "
         "conversation's last message before its layers are derived (a burst is derived once)")
+    live_max_wait_seconds: float = Field(
+        default=30.0, ge=0, description="live messages, background: the longest a "
+        "conversation's new messages wait for their layers when more keep arriving (the "
+        "delay restarts with every message; this bound does not)")
     live_derive_share: float = Field(
         default=0.25, gt=0, le=1, description="live messages, background: the share of the "
         "time the derivation may take while messages keep arriving (after deriving for T "

@@ -4,8 +4,10 @@
 
 - ``background`` (default): a call writes the turns (embedded: searchable at once) and returns;
   a worker thread derives every other layer a moment later (``GRAPHMEM_LIVE_DELAY_SECONDS``
-  after the last message, so a burst is derived once): the session-scoped layers over the
-  sessions that received messages, the whole-conversation layers over the conversation.
+  after the last message, so a burst is derived once; a conversation that never pauses that
+  long, at most ``GRAPHMEM_LIVE_MAX_WAIT_SECONDS`` after its oldest waiting message): the
+  session-scoped layers over the sessions that received messages, the whole-conversation
+  layers over the conversation.
 - ``inline``: the session-scoped layers are rewritten in the call; the whole-conversation
   layers catch up, in the call, when a session closes.
 - ``manual``: only :meth:`LiveWriter.refresh` derives.
@@ -47,92 +49,14 @@ from graphmem.ingest.live import (
     unchanged,
 )
 from graphmem.ingest.live_group import Queues, Ticket, appends_only, groupable, share
+from graphmem.ingest.live_worker import LiveWorker
 from graphmem.ingest.stored import stored_conversations
 from graphmem.ingest.writer import GraphWriter
 from graphmem.models import LiveReport
 from graphmem.store import GraphStore, Tx
-from graphmem.telemetry import Actor, set_actor
 
 log = logging.getLogger("graphmem.live")
 ATTEMPTS = 50  # a write planned again after other writers committed first, at most
-
-
-class LiveWorker:
-    """A thread that refreshes conversations a little after their last message."""
-
-    def __init__(self, refresh: Callable[[str, str], object], delay: float,
-                 share: float = 1.0) -> None:
-        self._refresh = refresh
-        self._delay = delay
-        # after deriving for T seconds while messages kept arriving, the worker rests
-        # T * (1 / share - 1): under a steady stream it takes at most ``share`` of the time
-        # (and of a core), and a conversation's messages that arrive meanwhile are derived
-        # together; once they stop, what is left is derived without rest
-        self._rest = 1.0 / share - 1.0 if share > 0 else 0.0
-        self._resting_until = 0.0
-        self._submitted = 0.0  # when the last message was submitted
-        self._flushed = False  # a flush asked for what is due now: no rest after this round
-        self._due: dict[tuple[str, str], float] = {}
-        self._busy = False
-        self._stopped = False
-        self._cond = threading.Condition()
-        self.errors: list[str] = []
-        self._thread = threading.Thread(target=self._run, name="graphmem-live", daemon=True)
-        self._thread.start()
-
-    def submit(self, space: str, conversation: str) -> None:
-        with self._cond:
-            self._submitted = time.monotonic()
-            self._due[(space, conversation)] = self._submitted + self._delay
-            self._cond.notify_all()
-
-    def flush(self, timeout: float | None = None) -> bool:
-        """Derive what is waiting now; True once nothing is waiting or running."""
-        with self._cond:
-            self._due = dict.fromkeys(self._due, 0.0)
-            self._resting_until, self._flushed = 0.0, True
-            self._cond.notify_all()
-            return self._cond.wait_for(lambda: not self._due and not self._busy, timeout)
-
-    def backlog(self) -> int:
-        with self._cond:
-            return len(self._due) + self._busy
-
-    def close(self) -> None:
-        self.flush()
-        with self._cond:
-            self._stopped = True
-            self._cond.notify_all()
-        self._thread.join(timeout=30)
-
-    def _run(self) -> None:
-        set_actor(Actor("background"))  # the history: derived by the worker, not a caller
-        while True:
-            with self._cond:
-                self._cond.wait_for(lambda: self._due or self._stopped)
-                if self._stopped:
-                    return
-                now = time.monotonic()
-                ready = [k for k, due in self._due.items() if due <= now]
-                if not ready or now < self._resting_until:
-                    self._cond.wait(max(min(self._due.values()), self._resting_until) - now)
-                    continue
-                for key in ready:
-                    del self._due[key]
-                self._busy, self._flushed = True, False
-            began = time.monotonic()
-            for space, conversation in ready:
-                try:
-                    self._refresh(space, conversation)
-                except Exception as exc:  # kept pending in the graph: the next refresh retries
-                    log.exception("deriving the layers of %s/%s failed", space, conversation)
-                    self.errors.append(f"{space}/{conversation}: {exc}")
-            with self._cond:
-                self._busy = False
-                if not self._flushed and self._submitted >= began:
-                    now = time.monotonic()
-                    self._resting_until = now + (now - began) * self._rest
-                self._cond.notify_all()
 
 
 class LiveWriter:
@@ -278,7 +202,8 @@ class LiveWriter:
         with self._lock:
             if self._worker is None:
                 self._worker = LiveWorker(self._refresh_once, self.settings.live_delay_seconds,
-                                          self.settings.live_derive_share)
+                                          self.settings.live_derive_share,
+                                          self.settings.live_max_wait_seconds)
             return self._worker
 
     def _refresh_once(self, space: str, conversation: str) -> None:
