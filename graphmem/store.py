@@ -73,6 +73,7 @@ def changes_a_space(name: str) -> bool:
     return name not in OUTSIDE_THE_DOOR and _WRITING.search(code) is not None
 
 
+APPENDS_KEPT = 5_000  # appended turns a space lists before its readers read it whole again
 COUNTED = ("nodes_created", "nodes_deleted", "relationships_created",
            "relationships_deleted", "properties_set")
 
@@ -85,6 +86,9 @@ class Tx:
         self.counts = dict.fromkeys(COUNTED, 0)
         self.space: str | None = None  # the space GraphStore.change opened this for
         self.lock: dict[str, Any] = {}  # its lock's row: the new revision, the embedder
+        # the Turn ids a change only appended (set by the live path), else None: what
+        # ``ingest/note_appends`` lets readers read alone
+        self.appended: list[str] | None = None
 
     def _check(self, name: str) -> None:
         if self.space is None and changes_a_space(name) and not _ONE_AT_A_TIME.get():
@@ -260,13 +264,16 @@ class GraphStore:
         :meth:`write_tx` does) that first takes the space's lock and gives it a new revision
         (``ingest/lock_space``; ``embedder``: the model of the vectors this change writes,
         checked by the caller against ``tx.lock["embedder"]``), so that every cache and
-        projection of the space is read afresh, and last records ``what`` in its history.
+        projection of the space is read afresh, and last records ``what`` in its history and
+        whether the change only appended turns (``tx.appended``; ``ingest/note_appends``).
         A statement that writes a space's data anywhere else raises (``Tx``)."""
         def door(tx: Tx) -> T:
             tx.space = space
             [tx.lock] = tx.run("ingest/lock_space", space=space, embedder=embedder)
             out = work(tx)
             tx.record(space, what)
+            tx.run("ingest/note_appends", space=space, turn_ids=tx.appended,
+                   most=APPENDS_KEPT)
             return out
         return self.write_tx(door, name)
 

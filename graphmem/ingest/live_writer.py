@@ -34,7 +34,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from graphmem.config import Settings
-from graphmem.ids import check_space, conversation_id
+from graphmem.ids import check_space, conversation_id, turn_id
 from graphmem.ingest.inputs.fields import Where
 from graphmem.ingest.inputs.fields import key as field_key
 from graphmem.ingest.layer import Job, LayerContext
@@ -182,10 +182,18 @@ class LiveWriter:
             return report
         waiting = ([] if self.settings.live_derive == "inline"
                    else [c.key for c in live.record.sessions])
+        # turns and nothing else: readers of the space may read just these (note_appends)
+        appended = ([turn_id(space, conversation, source) for source in live.added]
+                    if now == ["turns"] else None)
+
+        def finish(tx: Tx, job: Job) -> None:
+            mark(tx, job, live, later, waiting)
+            tx.appended = appended
+
         try:
             done = GraphWriter(self._context(), now, "messages added").write(
                 space, [live.record], check=lambda tx, _job: unchanged(tx, live),
-                finish=lambda tx, job: mark(tx, job, live, later, waiting))
+                finish=finish)
         except Superseded:
             raise
         except Exception as exc:
@@ -271,7 +279,8 @@ class LiveWriter:
         opened = record.model_copy(update={"sessions": tuple(
             s for s in record.sessions if s.key in waiting)})
         turn = self.writing(space, key)
-        clear = _Clear(row["pending"], row["sessions"], row["version"], row["erased"])
+        clear = _Clear(row["pending"], row["sessions"], row["version"], row["erased"],
+                       row["node"])
         if per_session and opened.sessions:
             GraphWriter(self._context(), per_session, "layers derived").write(
                 space, [opened], lock=turn, check=clear.check)
@@ -300,15 +309,16 @@ class _Clear:
     work done, unless a message arrived since the read (the live version moved)."""
 
     def __init__(self, layers: list[str], sessions: list[str], version: int,
-                 erased: int) -> None:
+                 erased: int, node: str) -> None:
         self.layers, self.sessions, self.version = layers, sessions, version
-        self.erased = erased
+        self.erased, self.node = erased, node
         self.round = uuid.uuid4().hex  # this refresh's own claims pass each other
 
     def check(self, tx: Tx, job: Job) -> None:
         """Raise :class:`Superseded` when what this refresh derived must not be written."""
         [row] = tx.run("ingest/claim_derivation", space=job.space,
-                       conversation_id=job.conversation_id, version=self.version,
+                       conversation_id=job.conversation_id, node=self.node,
+                       version=self.version,
                        erased=self.erased, round=self.round)
         if row["status"] != "claimed":
             raise Superseded(f"conversation {job.conversation.key!r} was "
@@ -319,5 +329,5 @@ class _Clear:
                layers=self.layers, sessions=self.sessions, version=self.version)
 
 
-WHY = {"gone": "deleted", "erased": "forgotten in part or corrected",
+WHY = {"gone": "deleted or restored", "erased": "forgotten in part or corrected",
        "overtaken": "derived again from a later state"}

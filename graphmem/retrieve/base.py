@@ -133,6 +133,8 @@ class SpaceState:
     missing: dict[str, int]  # layer -> sessions of the space that lack it
     revision: str | None = None  # new with every change of the space (None: never written)
     embedder: str | None = None  # the embedder its vectors come from (None: not known)
+    epoch: str | None = None  # new with every change that is not only an append of turns
+    appended: int = 0  # turns appended in this epoch (what a reader may read alone)
 
     def vector(self, k: int, oversample: float) -> dict[str, Any] | None:
         """How a vector statement finds this space's ``k`` nearest nodes (its ``$exact`` and
@@ -154,7 +156,7 @@ def space_state(store: GraphStore, space: str, layers: tuple[str, ...] = ()) -> 
     row = store.read("admin/space_state", space=space, layers=list(layers))[0]
     return SpaceState(space, row["in_space"], row["in_database"], row["sessions"],
                       {r["layer"]: r["missing"] for r in row["layers"] if r["missing"]},
-                      row["revision"], row["embedder"])
+                      row["revision"], row["embedder"], row["epoch"], row["appended"])
 
 
 def hits_for(budget: int, tokens_per_hit: int, low: int, high: int | None = None) -> int:

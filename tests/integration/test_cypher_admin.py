@@ -34,6 +34,7 @@ def _space_state(store: GraphStore, space: str, memory: Memory) -> None:
     assert row["in_space"] == 17 and row["in_database"] >= 17 and row["sessions"] == 3
     assert isinstance(row["revision"], str) and len(row["revision"]) == 36  # a UUID
     assert row["embedder"] == memory.embedder.name  # what made the space's vectors
+    assert len(row["epoch"]) == 36 and row["appended"] == 0  # an ingest is not an append
     assert row["layers"] == [{"layer": "turns", "missing": 0}, {"layer": "edus", "missing": 0},
                              {"layer": "nothing", "missing": 3}]
     [empty] = store.read("admin/space_state", space=space + "-none", layers=["turns"])
@@ -42,8 +43,9 @@ def _space_state(store: GraphStore, space: str, memory: Memory) -> None:
     # a database without a single turn still gives its row (a fresh database does that)
     no_turns = cypher.load("admin/space_state").replace(":Turn", ":NoTurnHasThisLabel")
     assert query_rows(store, no_turns, space=space, layers=[]) == [
-        {"revision": row["revision"], "embedder": memory.embedder.name, "in_space": 0,
-         "in_database": 0, "sessions": 3, "layers": []}]
+        {"revision": row["revision"], "embedder": memory.embedder.name,
+         "epoch": row["epoch"], "appended": 0, "in_space": 0, "in_database": 0, "sessions": 3,
+         "layers": []}]
 
 
 @case("admin/vector_indexes")

@@ -6,6 +6,7 @@ from __future__ import annotations
 import threading
 import time
 from datetime import datetime
+from typing import Any
 
 import numpy as np
 import pytest
@@ -714,9 +715,11 @@ def _pending(store: GraphStore, space: str, memory: Memory) -> None:
                             pending=pending, sessions=["s3"])
         assert row == {"session": sid, "pending": ["scenes", "episodes"][:n],
                        "sessions": ["s3"], "version": n}
+    [node] = query_rows(store, "MATCH (c:Conversation {id: $id}) RETURN elementId(c) AS n",
+                        id=cid)
     assert store.read("ingest/pending_conversations", space=space, conversation_id=cid) == [
         {"conversation": KEY, "pending": ["scenes", "episodes"], "sessions": ["s3"],
-         "version": 2, "erased": 0}]
+         "version": 2, "erased": 0, "node": node["n"]}]
     assert store.read("ingest/pending_conversations", space="elsewhere",
                       conversation_id=None) == []
     # a refresh that read version 1 clears nothing: a message came after it read
@@ -735,13 +738,37 @@ def _pending(store: GraphStore, space: str, memory: Memory) -> None:
                       id=sid) == [{"h": 9}]
 
 
+@case("ingest/note_appends")
+def _note_appends(store: GraphStore, space: str, memory: Memory) -> None:
+    def note(ids: list[str] | None, most: int = 3, where: str = space) -> list[dict[str, Any]]:
+        return store.write("ingest/note_appends", space=where, turn_ids=ids, most=most)
+
+    [first] = note(None)  # a change that was not only an append: a new epoch, nothing listed
+    assert first["appended"] == 0 and len(first["epoch"]) == 36
+    assert note(["a", "b"]) == [{"epoch": first["epoch"], "appended": 2}]
+    assert note(["c"]) == [{"epoch": first["epoch"], "appended": 3}]
+    [full] = note(["d"])  # beyond $most: a new epoch, so readers read the table whole
+    assert full["appended"] == 0 and full["epoch"] != first["epoch"]
+    [other] = note(None)
+    assert other["appended"] == 0 and other["epoch"] not in (first["epoch"], full["epoch"])
+    query_rows(store, "MATCH (sp:Space {id: $s}) REMOVE sp.epoch, sp.appended", s=space)
+    [fresh] = note(["e"])  # a space without an epoch (written before there were epochs)
+    assert fresh["appended"] == 0 and fresh["epoch"] is not None
+    assert note(["a"], where="no-such-space") == []
+
+
 @case("ingest/claim_derivation")
 def _claim_derivation(store: GraphStore, space: str, memory: Memory) -> None:
     cid = conversation_id(space, KEY)
 
-    def claim(version: int, erased: int, round_: str, where: str = space) -> str:
+    [node] = query_rows(store, "MATCH (c:Conversation {id: $id}) RETURN elementId(c) AS n",
+                        id=cid)
+
+    def claim(version: int, erased: int, round_: str, where: str = space,
+              other: bool = False) -> str:
         [row] = store.write("ingest/claim_derivation", space=where, conversation_id=cid,
-                            version=version, erased=erased, round=round_)
+                            node="4:nothing:0" if other else node["n"], version=version,
+                            erased=erased, round=round_)
         return str(row["status"])
 
     def stamped() -> dict[str, object]:
@@ -765,6 +792,8 @@ def _claim_derivation(store: GraphStore, space: str, memory: Memory) -> None:
     assert row == {"e": 1}
     assert claim(6, 1, "e") == "claimed"
     assert claim(6, 1, "e", where="elsewhere") == "gone"  # another space's reader finds none
+    # a restore (or a delete and a new ingest) makes another node: what was read is gone
+    assert claim(6, 1, "e", other=True) == "gone"
 
 
 @case("ingest/forget_turns")

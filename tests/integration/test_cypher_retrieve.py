@@ -197,6 +197,51 @@ def _space_turns(store: GraphStore, space: str, memory: Memory) -> None:
     assert store.read("retrieve/space_turns", space="elsewhere") == []
 
 
+@case("retrieve/appended_turns")
+def _appended_turns(store: GraphStore, space: str, memory: Memory) -> None:
+    ids = [turn_id(space, KEY, source) for source in ("s3:2", "s1:4", "s3:1")]
+    [noted] = store.write("ingest/note_appends", space=space, turn_ids=None, most=10)
+    store.write("ingest/note_appends", space=space, turn_ids=ids, most=10)
+    epoch = noted["epoch"]
+
+    def read(start: int, at: str = epoch, where: str = space) -> list[dict[str, Any]]:
+        return store.read("retrieve/appended_turns", space=where, epoch=at, **{"from": start})
+
+    [found] = read(0)
+    assert found["appended"] == 3
+    rows = sorted(turn_rows(found["sessions"]), key=lambda r: r["source_id"])
+    assert [r["source_id"] for r in rows] == ["s1:4", "s3:1", "s3:2"]
+    whole = {r["id"]: r for r in turn_rows(store.read("retrieve/space_turns", space=space))}
+    assert rows == [whole[r["id"]] for r in rows]  # as the whole read gives them
+    [later] = read(2)  # what a reader that holds the first two lacks
+    assert [r["source_id"] for r in turn_rows(later["sessions"])] == ["s3:1"]
+    assert read(3) == [{"appended": 3, "sessions": []}]
+    assert read(4) == []  # more than the list holds: not this list
+    assert read(0, at="another epoch") == []  # the space changed otherwise: read it whole
+    assert read(0, where="elsewhere") == []
+
+
+@case("retrieve/appended_vectors")
+def _appended_vectors(store: GraphStore, space: str, memory: Memory) -> None:
+    ids = [turn_id(space, KEY, source) for source in ("s3:2", "s1:4")]
+    [noted] = store.write("ingest/note_appends", space=space, turn_ids=None, most=10)
+    store.write("ingest/note_appends", space=space, turn_ids=ids, most=10)
+
+    def read(start: int, at: str = noted["epoch"], where: str = space) -> list[dict[str, Any]]:
+        return store.read("retrieve/appended_vectors", space=where, epoch=at,
+                          **{"from": start})
+
+    [found] = read(0)
+    assert found["appended"] == 2
+    whole = {u["id"]: u for u in read_units(store, space, ["vector"], vectors=True)}
+    assert sorted(t[0] for t in found["turns"]) == sorted(ids)
+    for turn, hashed, embedding in found["turns"]:  # as the whole read gives them
+        assert (hashed, embedding) == (whole[turn]["hash"], whole[turn]["embedding"])
+    assert [t[0] for t in read(1)[0]["turns"]] == ids[1:]
+    assert read(2) == [{"appended": 2, "turns": []}] and read(3) == []
+    assert read(0, at="another epoch") == [] and read(0, where="elsewhere") == []
+
+
 def read_units(store: GraphStore, space: str, kinds: list[str],
                vectors: bool) -> list[dict[str, Any]]:
     """``retrieve/space_vectors`` as a row per unit, from its row per kind."""

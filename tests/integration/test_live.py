@@ -191,6 +191,30 @@ def test_a_refresh_overtaken_by_a_forget_writes_nothing_of_it(
     assert said == [{"n": 0}]
 
 
+def test_a_refresh_overtaken_by_a_restore_writes_nothing_of_it(
+        settings: Settings, store: GraphStore, embedder: Embedder, space: str,
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    # the backup was taken before the message the refresh read: a restore rolls the space
+    # back, and what the refresh derived from the newer state must not come back with it
+    from graphmem.ingest.live import Superseded
+
+    memory = Memory(settings.model_copy(update={"live_derive": "manual"}), store=store,
+                    embedder=embedder)
+    memory.add_messages(space, "c", [{"speaker": "Ann", "text": "I moved to Leeds.", "id": "a"}])
+    backup = memory.export_space(space, tmp_path / "before.jsonl.gz").path
+    memory.add_messages(space, "c", [{"speaker": "Ann", "text": "My PIN is 4417.", "id": "b"}])
+    _after_the_read(monkeypatch, lambda: memory.import_space(backup, replace=True))
+    with pytest.raises(Superseded, match="deleted or restored"):
+        memory.live.refresh(space, attempts=1)
+    assert _edu_turns(memory, space) == []
+    memory.refresh(space)  # the restored conversation's own work
+    assert _edu_turns(memory, space) == ["a"]
+    said = query_rows(memory.store, "MATCH (n {space: $s}) UNWIND keys(n) AS k WITH n[k] AS v "
+                      "WHERE v IS :: STRING AND v CONTAINS '4417' RETURN count(*) AS n",
+                      s=space)
+    assert said == [{"n": 0}]
+
+
 def test_an_older_refresh_never_replaces_a_newer_one(
         settings: Settings, store: GraphStore, embedder: Embedder, space: str,
         monkeypatch: pytest.MonkeyPatch) -> None:

@@ -147,3 +147,60 @@ def test_clients_keep_their_own_caches(memory: Memory, space: str, tmp_path: Pat
     assert len(others[0].caches) >= 1 and len(others[1].caches) == 0
     for other in others:
         other.live.close()
+
+
+def test_a_table_kept_across_appends_equals_one_read_whole(memory: Memory, space: str,
+                                                           monkeypatch: Any) -> None:
+    """Between two searches that only live adds separate, the client reads only the appended
+    turns (``retrieve/appended_turns``); the table it keeps equals one read whole. Any other
+    change (here a forget) starts a new epoch and the table is read whole again."""
+    import numpy as np
+
+    from graphmem.retrieve.fused import space_index
+    from graphmem.retrieve.fused.space_vectors import read_space_vectors, space_vectors
+    from graphmem.store import GraphStore
+
+    manual = Memory(memory.settings.model_copy(update={"live_derive": "manual"}),
+                    store=memory.store, embedder=memory.embedder)
+    reads: list[str] = []
+    real = GraphStore.read_plain
+
+    def spy(self: GraphStore, name: str, **params: Any) -> list[dict[str, Any]]:
+        reads.append(name)
+        return real(self, name, **params)
+
+    monkeypatch.setattr(GraphStore, "read_plain", spy)
+
+    def table() -> space_index.SpaceTurns:
+        manual.search("Where do they run?", space=space, budget=100)
+        return space_index.space_turns(manual.store, space_state(manual.store, space),
+                                       manual.caches)
+
+    manual.add_messages(space, "c", [{"speaker": "Ines", "text": "We moved to Porto.",
+                                      "id": "m0"}])
+    table()
+    space_vectors(manual.store, space_state(manual.store, space), ["vector"], manual.caches)
+    for n in range(1, 4):  # three adds, one of them opening a second conversation
+        reads.clear()
+        manual.add_messages(space, "c" if n != 2 else "b", [
+            {"speaker": "Ines", "text": f"Running club note {n}.", "id": f"m{n}"}])
+        kept = table()
+        held = space_vectors(manual.store, space_state(manual.store, space), ["vector"],
+                             manual.caches)
+        assert {"retrieve/appended_turns", "retrieve/appended_vectors"} <= set(reads)
+        assert not {"retrieve/space_turns", "retrieve/space_vectors"} & set(reads)
+        whole = space_index.read_space_turns(manual.store, space)
+        assert kept.rows == whole.rows and kept.keys == whole.keys
+        assert kept.bm25("running club").tolist() == whole.bm25("running club").tolist()
+        again = read_space_vectors(manual.store, space, ["vector"])
+        assert held is not None
+        assert held.sources["vector"].ids == again.sources["vector"].ids
+        assert np.allclose(held.sources["vector"].vectors, again.sources["vector"].vectors)
+    assert "Running club note 3." in manual.search("running club note 3", space=space,
+                                                   budget=200).context
+    reads.clear()
+    manual.forget(space, "c", turns=["m0"])
+    after = table()
+    assert "retrieve/space_turns" in reads  # a new epoch: read whole
+    assert "We moved to Porto." not in [r.text for r in after.rows]
+    assert after.rows == space_index.read_space_turns(manual.store, space).rows

@@ -212,7 +212,8 @@ def test_the_ingest_folders_are_the_layers() -> None:
 def test_every_ingest_statement_belongs_to_a_layer() -> None:
     declared = {s for layer in LAYERS.values() for s in (*layer.reads, *layer.writes,
                                                            *layer.prunes)}
-    declared.update({"ingest/mark_layers", "ingest/lock_space"})  # the writer's own
+    declared.update({"ingest/mark_layers", "ingest/lock_space",  # the writer's own
+                     "ingest/note_appends"})  # and the door's
     declared.add("ingest/conversation_records")  # rebuilding input for `layers add`
     declared.update(LIVE_STATEMENTS)  # live messages: the open session and pending layers
     declared.update(FORGET_STATEMENTS)  # forgetting turns, sessions, conversations

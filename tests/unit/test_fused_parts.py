@@ -361,8 +361,8 @@ def test_a_rebuilt_bm25_keeps_the_terms_it_had_and_scores_as_a_fresh_one() -> No
         kept.bm25("greyhound in Bristol")
     finally:
         index_module.tokenize = real
-    # the question, then the one new turn: the others' terms were kept
-    assert asked == [["greyhound in Bristol"], ["Pepper chased a greyhound in Bristol"]]
+    # the one new turn, then the question: the others' terms were kept
+    assert asked == [["Pepper chased a greyhound in Bristol"], ["greyhound in Bristol"]]
     for question in ("greyhound in Bristol", "Which dogs did they adopt?", "knee", "zebra"):
         assert np.array_equal(kept.bm25(question), fresh.bm25(question))
     # the same scores as bm25s indexing its own token ids (what the table did before)

@@ -4,22 +4,24 @@ and a BM25 index whose statistics are the space's own.
 Lucene's BM25 in Neo4j takes its document frequencies and mean length from the whole index,
 so a space's ranking moves when another tenant adds data (LoCoMo recall of `turns` moved by
 up to 6 points with LongMemEval in the same database). Here each space has its own index
-(bm25s, Lucene's formula with k1 = 1.2, b = 0.75, English stop words and Porter stems like
-the `english` analyzer), built on first use from one read of the space and rebuilt when the
-space's revision changes (any write to the space, :mod:`space_cache`); a rebuild
-tokenizes only the turns whose text is new (stemming is most of an index's cost). Its scores
-depend on that space alone.
+(:mod:`bm25`: Lucene's formula with k1 = 1.2, b = 0.75, as bm25s scores it; bm25s's English
+stop words and Porter stems like the `english` analyzer), built on first use from one read of
+the space and again when the space's revision changes (any write to the space,
+:mod:`space_cache`); a rebuild tokenizes only the turns whose text is new (stemming is most of
+an index's cost), and after live messages alone the table and its index only grow by the
+appended turns (:func:`with_appended`). Its scores depend on that space alone.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from functools import cached_property, lru_cache
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from graphmem.retrieve.fused.bm25 import Bm25
 from graphmem.retrieve.fused.smalltalk import says_nothing, words_of
 from graphmem.retrieve.fused.stems import stem_file
 from graphmem.retrieve.packing import count_tokens
@@ -67,6 +69,14 @@ class SpaceTurns:
     rows: list[TurnRow]
     carried: dict[tuple[str, str], list[str]] = field(default_factory=dict, repr=False)
     newer: dict[int, list[int]] = field(default_factory=dict)  # row -> rows that changed it
+    # each row's place in time (conversation id, session index, position), when read from a
+    # space: where appended turns go (:func:`with_appended`)
+    keys: list[tuple[str, int, int]] = field(default_factory=list, repr=False)
+    epoch: str | None = None  # the space's epoch and appended turns it was read at
+    appended: int = 0
+    # the older table's built index, its terms and where its rows went in this one: what
+    # this table's index grows from (:func:`with_appended`)
+    grown: tuple[Bm25, list[list[str]], np.ndarray] | None = field(default=None, repr=False)
     index: dict[str, int] = field(init=False)
     sessions: int = field(init=False)
     tokens: list[list[str]] | None = field(init=False, default=None, repr=False)
@@ -128,20 +138,24 @@ class SpaceTurns:
         return self._nothing[i]
 
     @cached_property
-    def _bm25(self) -> Any:
-        import bm25s
-
+    def _bm25(self) -> Bm25:
         texts = [turn_text(r.text, r.image_caption) for r in self.rows]
-        tokens = [self.carried.get((row.id, text)) for row, text in zip(self.rows, texts,
-                                                                         strict=True)]
+        tokens: list[list[str] | None] = [
+            self.carried.get((row.id, text)) for row, text in zip(self.rows, texts, strict=True)]
+        if self.grown is not None:  # the older table's index and terms, in their new places
+            index, old_tokens, moved = self.grown
+            for old, place in enumerate(moved.tolist()):
+                tokens[place] = old_tokens[old]
         new = [i for i, t in enumerate(tokens) if t is None]
         for i, words in zip(new, tokenize([texts[i] for i in new], ids=False), strict=True):
             tokens[i] = list(words)
         self.tokens = [t or [] for t in tokens]
         self.carried = {}
-        model = bm25s.BM25(k1=1.2, b=0.75, method="lucene")
-        model.index(self.tokens, show_progress=False)
-        return model
+        if self.grown is None:
+            return Bm25.of(self.tokens)
+        index, _, moved = self.grown
+        self.grown = None
+        return index.placed(moved, len(self.rows), [(i, self.tokens[i]) for i in new])
 
     def token_memo(self) -> dict[tuple[str, str], list[str]]:
         """Each turn's BM25 terms by (id, text), once its index was built: what a rebuild of
@@ -156,12 +170,7 @@ class SpaceTurns:
         """BM25 score of every turn (row order) for ``question``; zeros when it has no terms."""
         if not self.rows:
             return np.zeros(0, dtype=np.float32)
-        terms = tokenize([question], ids=False)[0]
-        model = self._bm25
-        known = [t for t in terms if t in model.vocab_dict]
-        if not known:
-            return np.zeros(len(self.rows), dtype=np.float32)
-        return np.asarray(model.get_scores(known), dtype=np.float32)
+        return self._bm25.scores(tokenize([question], ids=False)[0])
 
 
 def _stem(words: list[str]) -> list[str]:
@@ -191,6 +200,18 @@ def read_space_turns(store: GraphStore, space: str,
                       store.read("retrieve/space_supersessions", space=space), previous)
 
 
+def read_appended(store: GraphStore, space: str, previous: SpaceTurns) -> SpaceTurns | None:
+    """``previous`` with the turns appended to the space since it was read, or None when the
+    space changed otherwise since (a new epoch: the table must be read whole)."""
+    found = store.read_plain("retrieve/appended_turns", space=space, epoch=previous.epoch,
+                             **{"from": previous.appended})
+    if not found:
+        return None
+    table = with_appended(previous, turn_rows(found[0]["sessions"]))
+    table.epoch, table.appended = previous.epoch, found[0]["appended"]
+    return table
+
+
 TURN_FIELDS = ("id", "speaker", "text", "image_caption", "source_id", "position", "salience")
 
 
@@ -215,22 +236,77 @@ def turn_table(rows: list[dict[str, Any]], changed: list[dict[str, Any]],
     order: dict[str, int] = {}
     for row in rows:  # rows come in time order: conversation, session index, position
         order.setdefault(row["session_id"], len(order))
-    table = SpaceTurns([TurnRow(
-        id=row["id"], speaker=row["speaker"], text=row["text"],
-        image_caption=row.get("image_caption"), source_id=row["source_id"],
-        position=int(row["position"] or 0),
-        salience=None if row.get("salience") is None else float(row["salience"]),
-        session_id=row["session_id"], session_rank=order[row["session_id"]],
-        started_at=native_datetime(row.get("started_at")), date_text=row.get("date_text"))
-        for row in rows], carried=previous.token_memo() if previous is not None else {})
+    table = SpaceTurns([_turn_row(row, order[row["session_id"]]) for row in rows],
+                       carried=previous.token_memo() if previous is not None else {},
+                       keys=[_key(row) for row in rows])
     at = table.index
     table.newer = {at[row["old"]]: sorted(at[n] for n in row["newer"] if n in at)
                    for row in changed if row["old"] in at}
     return table
 
 
+def _turn_row(row: dict[str, Any], rank: int) -> TurnRow:
+    return TurnRow(
+        id=row["id"], speaker=row["speaker"], text=row["text"],
+        image_caption=row.get("image_caption"), source_id=row["source_id"],
+        position=int(row["position"] or 0),
+        salience=None if row.get("salience") is None else float(row["salience"]),
+        session_id=row["session_id"], session_rank=rank,
+        started_at=native_datetime(row.get("started_at")), date_text=row.get("date_text"))
+
+
+def _key(row: dict[str, Any]) -> tuple[str, int, int]:
+    return (row["conversation_id"] or "", int(row["session_index"] or 0),
+            int(row["position"] or 0))
+
+
+def with_appended(previous: SpaceTurns, rows: list[dict[str, Any]]) -> SpaceTurns:
+    """``previous`` (a table read whole, or built this way) with ``rows`` (turns appended to
+    the space since, as :func:`turn_rows` gives them) in their places in time; a turn it holds
+    already is kept as it is (only appends happened since it was read, so it is unchanged).
+    Its supersessions and BM25 terms are carried over."""
+    fresh = sorted((row for row in present(rows, NEEDED) if row["id"] not in previous.index),
+                   key=_key)
+    if not fresh:
+        return previous
+    placed = [*zip(previous.keys, previous.rows, strict=True),
+              *((_key(row), _turn_row(row, 0)) for row in fresh)]
+    if previous.keys and _key(fresh[0]) < previous.keys[-1]:
+        placed.sort(key=lambda pair: pair[0])  # stable: a session's turns keep their order
+    order: dict[str, int] = {}
+    for _, row in placed:
+        order.setdefault(row.session_id, len(order))
+    built = previous.__dict__.get("_bm25")  # the older table's index, if a search built it
+    table = SpaceTurns(
+        [row if row.session_rank == order[row.session_id]
+         else replace(row, session_rank=order[row.session_id]) for _, row in placed],
+        carried={} if built is not None else previous.token_memo(),
+        keys=[key for key, _ in placed])
+    named = [previous.rows[i].id for i in range(len(previous.rows))]
+    at = table.index
+    if built is not None and previous.tokens is not None:
+        table.grown = (built, previous.tokens,
+                       np.asarray([at[name] for name in named], dtype=np.int64))
+    table.newer = {at[named[old]]: sorted(at[named[n]] for n in newer)
+                   for old, newer in previous.newer.items()}
+    return table
+
+
 def space_turns(store: GraphStore, state: SpaceState, caches: SpaceCaches) -> SpaceTurns:
-    """The table of ``state.space``, read when the space changed since the last search."""
+    """The table of ``state.space``, read when the space changed since the last search: only
+    the appended turns when nothing else changed since the latest table (same epoch), else
+    whole."""
     cache: SpaceCache[SpaceTurns] = caches.part("turns", CACHED_SPACES)
-    return cache.get(store, state, lambda: read_space_turns(
-        store, state.space, cache.latest(store, state.space)))
+
+    def load() -> SpaceTurns:
+        previous = cache.latest(store, state.space)
+        if (previous is not None and previous.epoch is not None
+                and previous.epoch == state.epoch and state.appended >= previous.appended):
+            table = read_appended(store, state.space, previous)
+            if table is not None:
+                return table
+        table = read_space_turns(store, state.space, previous)
+        table.epoch, table.appended = state.epoch, state.appended
+        return table
+
+    return cache.get(store, state, load)

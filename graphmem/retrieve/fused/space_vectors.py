@@ -87,9 +87,12 @@ class DenseUnits:
 
 @dataclass(frozen=True)
 class SpaceVectors:
-    """The dense units of one space, by source."""
+    """The dense units of one space, by source, and the space's epoch and appended turns they
+    were read at (:func:`with_appended`)."""
 
     sources: dict[str, DenseUnits]
+    epoch: str | None = None
+    appended: int = 0
 
     @property
     def rows(self) -> int:
@@ -164,6 +167,44 @@ def read_space_vectors(store: GraphStore, space: str, kinds: Sequence[str],
     return SpaceVectors({kind: DenseUnits.build(*found[kind]) for kind in kinds})
 
 
+TURNS = "vector"  # the kind of the turns' own vectors
+
+
+def read_appended(store: GraphStore, space: str, previous: SpaceVectors) -> SpaceVectors | None:
+    """``previous`` with the vectors of the turns appended to the space since it was read
+    (the only units such a change adds), or None when the space changed otherwise since."""
+    found = store.read_plain("retrieve/appended_vectors", space=space, epoch=previous.epoch,
+                             **{"from": previous.appended})
+    if not found:
+        return None
+    sources = dict(previous.sources)
+    if TURNS in sources:
+        sources[TURNS] = with_appended(sources[TURNS], found[0]["turns"])
+    return SpaceVectors(sources, previous.epoch, found[0]["appended"])
+
+
+def with_appended(units: DenseUnits, turns: list[list[Any]]) -> DenseUnits:
+    """The turns' ``units`` with ``turns`` ([id, hash, embedding] each) among them in the order
+    of their ids; a turn held already keeps its vector (an append changes no stored turn)."""
+    held = set(units.ids)
+    fresh = [t for t in turns if t[0] not in held]
+    if not fresh:
+        return units
+    added = DenseUnits.build([t[0] for t in fresh], [t[2] for t in fresh],
+                             [[t[0]] for t in fresh], [t[1] for t in fresh])
+    if not units.ids:
+        ids, order = added.ids, sorted(range(len(fresh)), key=added.ids.__getitem__)
+        matrix = added.vectors
+    else:
+        ids = [*units.ids, *added.ids]
+        order = sorted(range(len(ids)), key=ids.__getitem__)
+        matrix = np.concatenate([units.vectors, added.vectors])
+    turn_ids = [*units.turn_ids, *added.turn_ids]
+    hashes = [*units.hashes, *added.hashes]
+    return DenseUnits([ids[i] for i in order], matrix[order], [turn_ids[i] for i in order],
+                      [hashes[i] for i in order])
+
+
 def _rows(vectors: SpaceVectors) -> int:
     return vectors.rows
 
@@ -177,7 +218,15 @@ def space_vectors(store: GraphStore, state: SpaceState, kinds: Sequence[str],
         return None
     cache: SpaceCache[SpaceVectors] = caches.part("vectors", settings.client_vectors_rows, _rows)
     kinds = tuple(sorted(kinds))
-    return cache.get(
-        store, state, lambda: read_space_vectors(
-            store, state.space, kinds, cache.latest(store, state.space, kinds)),
-        extra=kinds)
+
+    def load() -> SpaceVectors:
+        previous = cache.latest(store, state.space, kinds)
+        if (previous is not None and previous.epoch is not None
+                and previous.epoch == state.epoch and state.appended >= previous.appended):
+            kept = read_appended(store, state.space, previous)
+            if kept is not None:
+                return kept
+        read = read_space_vectors(store, state.space, kinds, previous)
+        return SpaceVectors(read.sources, state.epoch, state.appended)
+
+    return cache.get(store, state, load, extra=kinds)

@@ -18,7 +18,7 @@ to the smaller id, so both choose the same statements.
 from __future__ import annotations
 
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -59,9 +59,11 @@ def has_statements(state: SpaceState) -> bool:
 
 @dataclass(frozen=True)
 class SpaceStatements:
-    """The statements of one space that may stand in for a turn: (id, text) by turn id."""
+    """The statements of one space that may stand in for a turn: (id, text) by turn id, and
+    the space's epoch they were read in."""
 
     by_turn: dict[str, list[tuple[str, str]]]
+    epoch: str | None = None
 
 
 def _read(store: GraphStore, space: str) -> SpaceStatements:
@@ -103,7 +105,16 @@ def _nearest_in_neo4j(ctx: RetrievalContext, state: SpaceState,
 def _nearest_held(ctx: RetrievalContext, state: SpaceState, ids: list[str],
                   held: DenseUnits) -> dict[str, tuple[str, str, float]]:
     cache: SpaceCache[SpaceStatements] = ctx.caches.part("statements", CACHED_SPACES)
-    known = cache.get(ctx.store, state, lambda: _read(ctx.store, state.space))
+
+    def load() -> SpaceStatements:
+        # an append of turns writes no statement: what the same epoch held still holds
+        previous = cache.latest(ctx.store, state.space)
+        if previous is not None and previous.epoch is not None \
+                and previous.epoch == state.epoch:
+            return previous
+        return replace(_read(ctx.store, state.space), epoch=state.epoch)
+
+    known = cache.get(ctx.store, state, load)
     position = {unit: i for i, unit in enumerate(held.ids)}
     offered = [(turn, unit, text) for turn in ids for unit, text in known.by_turn.get(turn, ())
                if unit in position]
