@@ -124,10 +124,25 @@ def test_a_refresh_started_before_a_message_leaves_its_work_pending(
     assert derived == [{"n": 2}]  # both messages have their statements
 
 
+@pytest.fixture
+def manual_memory(settings: Settings, store: GraphStore, embedder: Embedder) -> Memory:
+    """A client whose live messages' layers are derived only when asked (``refresh``)."""
+    return Memory(settings.model_copy(update={"live_derive": "manual"}), store=store,
+                  embedder=embedder)
+
+
 def _edu_turns(memory: Memory, space: str) -> list[str]:
     rows = query_rows(memory.store, "MATCH (:EDU {space: $s})-[:FROM_TURN]->(t:Turn) "
                       "RETURN DISTINCT t.source_id AS id ORDER BY id", s=space)
     return [r["id"] for r in rows]
+
+
+def _saying(memory: Memory, space: str, words: str) -> int:
+    """How many properties of the space's nodes hold ``words``."""
+    [row] = query_rows(memory.store, "MATCH (n {space: $s}) UNWIND keys(n) AS k "
+                       "WITH n[k] AS v WHERE v IS :: STRING AND v CONTAINS $w "
+                       "RETURN count(*) AS n", s=space, w=words)
+    return int(row["n"])
 
 
 def _after_the_read(monkeypatch: pytest.MonkeyPatch, meanwhile: Callable[[], object]) -> None:
@@ -149,12 +164,10 @@ def _after_the_read(monkeypatch: pytest.MonkeyPatch, meanwhile: Callable[[], obj
 
 
 def test_a_refresh_overtaken_by_a_message_writes_what_it_derived(
-        settings: Settings, store: GraphStore, embedder: Embedder, space: str,
-        monkeypatch: pytest.MonkeyPatch) -> None:
+        manual_memory: Memory, space: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    memory = manual_memory
     # under a steady stream of messages, a refresh that gave up whenever a message came
     # before it committed left a busy conversation's layers never caught up
-    memory = Memory(settings.model_copy(update={"live_derive": "manual"}), store=store,
-                    embedder=embedder)
     memory.add_messages(space, "c", [{"speaker": "Ann", "text": "I moved to Leeds.", "id": "a"}])
     _after_the_read(monkeypatch, lambda: memory.add_messages(
         space, "c", [{"speaker": "Ann", "text": "The flat has a garden.", "id": "b"}]))
@@ -170,12 +183,10 @@ def test_a_refresh_overtaken_by_a_message_writes_what_it_derived(
 
 
 def test_a_refresh_overtaken_by_a_forget_writes_nothing_of_it(
-        settings: Settings, store: GraphStore, embedder: Embedder, space: str,
-        monkeypatch: pytest.MonkeyPatch) -> None:
+        manual_memory: Memory, space: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    memory = manual_memory
     from graphmem.ingest.live import Superseded
 
-    memory = Memory(settings.model_copy(update={"live_derive": "manual"}), store=store,
-                    embedder=embedder)
     memory.add_messages(space, "c", [
         {"speaker": "Ann", "text": "My PIN is 4417 at the Leeds branch.", "id": "a"},
         {"speaker": "Ann", "text": "The flat has a garden.", "id": "b"}])
@@ -185,21 +196,17 @@ def test_a_refresh_overtaken_by_a_forget_writes_nothing_of_it(
     assert _edu_turns(memory, space) == []  # the stale round wrote nothing
     memory.refresh(space)  # derived again from what remains
     assert _edu_turns(memory, space) == ["b"]
-    said = query_rows(memory.store, "MATCH (n {space: $s}) UNWIND keys(n) AS k WITH n[k] AS v "
-                      "WHERE v IS :: STRING AND v CONTAINS '4417' RETURN count(*) AS n",
-                      s=space)
-    assert said == [{"n": 0}]
+    assert _saying(memory, space, "4417") == 0
 
 
 def test_a_refresh_overtaken_by_a_restore_writes_nothing_of_it(
-        settings: Settings, store: GraphStore, embedder: Embedder, space: str,
-        monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+        manual_memory: Memory, space: str, monkeypatch: pytest.MonkeyPatch,
+        tmp_path: Path) -> None:
+    memory = manual_memory
     # the backup was taken before the message the refresh read: a restore rolls the space
     # back, and what the refresh derived from the newer state must not come back with it
     from graphmem.ingest.live import Superseded
 
-    memory = Memory(settings.model_copy(update={"live_derive": "manual"}), store=store,
-                    embedder=embedder)
     memory.add_messages(space, "c", [{"speaker": "Ann", "text": "I moved to Leeds.", "id": "a"}])
     backup = memory.export_space(space, tmp_path / "before.jsonl.gz").path
     memory.add_messages(space, "c", [{"speaker": "Ann", "text": "My PIN is 4417.", "id": "b"}])
@@ -209,17 +216,12 @@ def test_a_refresh_overtaken_by_a_restore_writes_nothing_of_it(
     assert _edu_turns(memory, space) == []
     memory.refresh(space)  # the restored conversation's own work
     assert _edu_turns(memory, space) == ["a"]
-    said = query_rows(memory.store, "MATCH (n {space: $s}) UNWIND keys(n) AS k WITH n[k] AS v "
-                      "WHERE v IS :: STRING AND v CONTAINS '4417' RETURN count(*) AS n",
-                      s=space)
-    assert said == [{"n": 0}]
+    assert _saying(memory, space, "4417") == 0
 
 
 def test_an_older_refresh_never_replaces_a_newer_one(
-        settings: Settings, store: GraphStore, embedder: Embedder, space: str,
-        monkeypatch: pytest.MonkeyPatch) -> None:
-    memory = Memory(settings.model_copy(update={"live_derive": "manual"}), store=store,
-                    embedder=embedder)
+        manual_memory: Memory, space: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    memory = manual_memory
     memory.add_messages(space, "c", [{"speaker": "Ann", "text": "I moved to Leeds.", "id": "a"}])
 
     def newer_round() -> None:  # a message, then another client's refresh of it all
