@@ -37,6 +37,19 @@ class SpaceState(Protocol):
     @property
     def revision(self) -> str | None: ...
 
+    @property
+    def epoch(self) -> str | None: ...
+
+    @property
+    def appended(self) -> int: ...
+
+
+def only_appended(epoch: str | None, appended: int, state: SpaceState) -> bool:
+    """Whether a part of the space read in ``epoch`` after ``appended`` appended turns differs
+    from the space's ``state`` by appended turns alone (``ingest/note_appends``): then a reader
+    reads only those, else the part whole."""
+    return epoch is not None and epoch == state.epoch and state.appended >= appended
+
 
 def _where(store: GraphStore, space: str) -> tuple[Any, ...]:
     return (store.settings.neo4j_uri, store.database, space)

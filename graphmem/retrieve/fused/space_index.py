@@ -25,7 +25,7 @@ from graphmem.retrieve.fused.bm25 import Bm25
 from graphmem.retrieve.fused.smalltalk import says_nothing, words_of
 from graphmem.retrieve.fused.stems import stem_file
 from graphmem.retrieve.packing import count_tokens
-from graphmem.retrieve.space_cache import SpaceCache, SpaceCaches
+from graphmem.retrieve.space_cache import SpaceCache, SpaceCaches, only_appended
 from graphmem.store import present
 from graphmem.text import native_datetime, speaker_aliases, turn_text
 
@@ -300,8 +300,7 @@ def space_turns(store: GraphStore, state: SpaceState, caches: SpaceCaches) -> Sp
 
     def load() -> SpaceTurns:
         previous = cache.latest(store, state.space)
-        if (previous is not None and previous.epoch is not None
-                and previous.epoch == state.epoch and state.appended >= previous.appended):
+        if previous is not None and only_appended(previous.epoch, previous.appended, state):
             table = read_appended(store, state.space, previous)
             if table is not None:
                 return table

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from graphmem.retrieve.fused.sources import own_vectors
-from graphmem.retrieve.space_cache import SpaceCache, SpaceCaches
+from graphmem.retrieve.space_cache import SpaceCache, SpaceCaches, only_appended
 from graphmem.store import present
 
 if TYPE_CHECKING:
@@ -221,8 +221,7 @@ def space_vectors(store: GraphStore, state: SpaceState, kinds: Sequence[str],
 
     def load() -> SpaceVectors:
         previous = cache.latest(store, state.space, kinds)
-        if (previous is not None and previous.epoch is not None
-                and previous.epoch == state.epoch and state.appended >= previous.appended):
+        if previous is not None and only_appended(previous.epoch, previous.appended, state):
             kept = read_appended(store, state.space, previous)
             if kept is not None:
                 return kept

@@ -25,7 +25,7 @@ import numpy as np
 
 from graphmem.retrieve.fused.space_index import CACHED_SPACES
 from graphmem.retrieve.packing import count_tokens
-from graphmem.retrieve.space_cache import SpaceCache
+from graphmem.retrieve.space_cache import SpaceCache, only_appended
 
 if TYPE_CHECKING:
     from graphmem.retrieve.base import RetrievalContext, SpaceState
@@ -109,8 +109,7 @@ def _nearest_held(ctx: RetrievalContext, state: SpaceState, ids: list[str],
     def load() -> SpaceStatements:
         # an append of turns writes no statement: what the same epoch held still holds
         previous = cache.latest(ctx.store, state.space)
-        if previous is not None and previous.epoch is not None \
-                and previous.epoch == state.epoch:
+        if previous is not None and only_appended(previous.epoch, 0, state):
             return previous
         return replace(_read(ctx.store, state.space), epoch=state.epoch)
 
