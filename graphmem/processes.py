@@ -1,5 +1,12 @@
-"""Small helpers for the local servers graphmem starts (Neo4j, llama.cpp): pid files that
-record a port, liveness checks that survive pid reuse, resident memory, and clean stops."""
+"""What graphmem keeps on this machine: helpers for the local servers it starts (Neo4j,
+llama.cpp: pid files that record a port, liveness checks that survive pid reuse, resident
+memory, clean stops, free ports), and the folders and files that hold memories.
+
+What graphmem keeps on disk (the local Neo4j's store and transaction logs, its logs, the
+exports a compaction makes, backups, the hooks' spool) holds what people said, forgotten text
+included until a compaction. Another account of the machine must read none of it: every such
+folder is made 0700 and every such file 0600, whatever the process's umask, and the Neo4j
+server is started with a umask that gives its own files the same modes."""
 
 from __future__ import annotations
 
@@ -9,6 +16,7 @@ import signal
 import socket
 import time
 from pathlib import Path
+from typing import IO
 
 
 def read_pid_file(path: Path) -> tuple[int, int] | None:
@@ -41,6 +49,13 @@ def port_open(host: str, port: int) -> bool:
         return sock.connect_ex((host, port)) == 0
 
 
+def free_port() -> int:
+    """A TCP port on the loopback that nothing listens on right now."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
 def rss_mb(pid: int | None) -> float | None:
     if pid is None:
         return None
@@ -61,3 +76,50 @@ def terminate(pid: int, marker: bytes, timeout: float) -> None:
         time.sleep(0.3)
     if live_pid(pid, marker) is not None:
         os.kill(pid, signal.SIGKILL)
+
+
+# ---------------------------------------------------------------------- private files
+FOLDER_MODE = 0o700
+FILE_MODE = 0o600
+# the umask of processes that write memories themselves (the Neo4j JVM)
+UMASK = 0o077
+
+
+def private_folder(path: Path) -> Path:
+    """Make ``path`` (and any missing parent) and leave it 0700. A folder made by someone else
+    (another account's, or a read-only one) is left as it is: the caller's write fails there
+    with its own error."""
+    path.mkdir(parents=True, exist_ok=True, mode=FOLDER_MODE)
+    with contextlib.suppress(PermissionError):
+        if path.stat().st_mode & 0o777 != FOLDER_MODE:
+            os.chmod(path, FOLDER_MODE)
+    return path
+
+
+def make_private(root: Path) -> int:
+    """Take every permission of group and others off ``root`` and everything below it (an
+    install made before files were private, or one copied in by hand); returns how many
+    entries changed. Links are not followed."""
+    changed = 0
+    if not root.exists():
+        return 0
+    for entry in [root, *root.rglob("*")]:
+        try:
+            st = entry.lstat()
+        except OSError:
+            continue  # gone meanwhile (a log rotated)
+        if entry.is_symlink() or not st.st_mode & 0o077:
+            continue
+        with contextlib.suppress(PermissionError, FileNotFoundError):
+            os.chmod(entry, st.st_mode & 0o700)
+            changed += 1
+    return changed
+
+
+def open_private(path: Path, mode: str = "wb") -> IO[bytes]:
+    """Open ``path`` for writing as a new 0600 file (one left there is truncated and made
+    0600 first)."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC
+    descriptor = os.open(path, flags, FILE_MODE)
+    os.fchmod(descriptor, FILE_MODE)
+    return os.fdopen(descriptor, mode)

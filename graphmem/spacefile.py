@@ -30,6 +30,7 @@ from neo4j.time import Date, DateTime
 from graphmem.errors import ConfigurationError, InputError
 from graphmem.ids import check_space, space_prefix
 from graphmem.models import SpaceFileReport
+from graphmem.processes import open_private
 from graphmem.store import GraphStore, Tx
 
 if TYPE_CHECKING:
@@ -186,7 +187,8 @@ def export_space(store: GraphStore, space: str, path: Path, dimensions: int) -> 
 def _write_file(partial: Path, header: dict[str, Any], nodes: list[dict[str, Any]],
                 relationships: list[dict[str, Any]], number: dict[str, int],
                 space: str) -> None:
-    with gzip.open(partial, "wt", encoding="utf-8") as out:
+    # a backup holds every word of the space: its owner's alone (graphmem.processes)
+    with open_private(partial) as raw, gzip.open(raw, "wt", encoding="utf-8") as out:
         out.write(json.dumps(header) + "\n")
         for k, row in enumerate(nodes):
             props = {key: encode(v) for key, v in sorted(row["props"].items())

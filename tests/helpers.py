@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import socket
 import subprocess
 import sys
 import threading
@@ -17,16 +16,11 @@ from typing import Any
 
 import numpy as np
 
+from graphmem.processes import free_port
+
 TESTS = Path(__file__).parent
 DATA = TESTS / "data"
 SAMPLE = TESTS.parent / "graphmem" / "data" / "sample_conversation.json"
-
-
-def free_port() -> int:
-    """A TCP port on the loopback that nothing listens on right now."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 def start_rest(env: dict[str, str]) -> tuple[subprocess.Popen[bytes], str]:

@@ -12,11 +12,14 @@ point in a detached JVM. Everything lives under ``Settings.neo4j_home``::
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import hashlib
 import os
 import shutil
 import subprocess
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -26,7 +29,17 @@ from neo4j.exceptions import AuthError, Neo4jError, ServiceUnavailable
 
 from graphmem.config import Settings
 from graphmem.errors import GraphmemError
-from graphmem.processes import live_pid, port_open, read_pid_file, rss_mb, terminate
+from graphmem.processes import (
+    UMASK,
+    free_port,
+    live_pid,
+    make_private,
+    port_open,
+    private_folder,
+    read_pid_file,
+    rss_mb,
+    terminate,
+)
 
 JAVA_DIR = Path(__file__).parent / "java"
 LAUNCHER_CLASS = "dev.graphmem.Launcher"
@@ -62,14 +75,61 @@ class ServerStatus:
 
 
 class LocalNeo4j:
-    """The local server described by a :class:`Settings` object."""
+    """The local server described by a :class:`Settings` object.
 
-    def __init__(self, settings: Settings) -> None:
+    ``private``: the server answers Bolt only on the settings' port, which no client is told
+    (:meth:`private_twin`), and no HTTP; ``holds_lock``: this object's process holds the
+    compaction lock, so it may start and stop the server while other processes may not."""
+
+    def __init__(self, settings: Settings, *, private: bool = False,
+                 holds_lock: bool = False) -> None:
         self.settings = settings
+        self.private = private
+        self.holds_lock = holds_lock
         self.home = settings.neo4j_home
         self.build_dir = self.home / "build"
         self.pid_file = self.home / "neo4j.pid"
         self.console_log = self.home / "logs" / "console.log"
+        self.compact_lock = self.home / "compacting.lock"
+
+    # ---------------------------------------------------------------- compaction's lock
+    @contextlib.contextmanager
+    def compacting(self) -> Iterator[LocalNeo4j]:
+        """Hold the compaction lock: until it is let go, no other process starts or stops
+        this server (``graphmem neo4j start`` says why). Yields this server, allowed to."""
+        private_folder(self.home)
+        with self.compact_lock.open("a") as handle:
+            try:
+                fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                raise Neo4jServerError(f"another compaction of {self.home} is under way") from None
+            self.holds_lock = True
+            try:
+                yield self
+            finally:
+                self.holds_lock = False
+                fcntl.flock(handle, fcntl.LOCK_UN)
+
+    def private_twin(self) -> LocalNeo4j:
+        """This server's data on ports of its own that no client knows (Bolt only): what a
+        compaction runs while it exports and imports, so that nobody writes meanwhile."""
+        settings = self.settings.model_copy(update={
+            "neo4j_uri": f"bolt://127.0.0.1:{free_port()}", "neo4j_http_port": free_port()})
+        return LocalNeo4j(settings, private=True, holds_lock=self.holds_lock)
+
+    def _refuse_while_compacting(self, what: str) -> None:
+        if self.holds_lock or not self.compact_lock.exists():
+            return
+        try:
+            with self.compact_lock.open("a") as handle:
+                fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                fcntl.flock(handle, fcntl.LOCK_UN)
+        except BlockingIOError:
+            raise Neo4jServerError(
+                f"cannot {what} the local Neo4j now: `graphmem neo4j compact` is writing its "
+                "database anew and keeps every client out until it ends") from None
+        except OSError:
+            return
 
     def sibling(self, home: Path, **overrides: Any) -> LocalNeo4j:
         """Another local server with its own ``home`` (data, logs, configuration) that shares
@@ -77,7 +137,7 @@ class LocalNeo4j:
         ``overrides`` are :class:`Settings` fields (ports, heap, timeouts)."""
         self.build()
         settings = self.settings.model_copy(update={"home": home, **overrides})
-        settings.neo4j_home.mkdir(parents=True, exist_ok=True)
+        private_folder(settings.neo4j_home)
         link = settings.neo4j_home / "build"
         if not link.exists():
             link.symlink_to(self.build_dir.resolve(), target_is_directory=True)
@@ -119,8 +179,14 @@ class LocalNeo4j:
     # ---------------------------------------------------------------- config
     def write_config(self) -> Path:
         conf_dir = self.home / "conf"
+        # the store, its transaction logs and the logs hold what was said: the owner's alone
+        # (a GRAPHMEM_HOME that exists is the user's choice and keeps its mode; neo4j/ is ours)
+        self.settings.home.mkdir(parents=True, exist_ok=True, mode=0o700)
+        private_folder(self.home)
         for sub in ("conf", "data", "logs", "run", "import"):
-            (self.home / sub).mkdir(parents=True, exist_ok=True)
+            private_folder(self.home / sub)
+        for sub in ("data", "logs", "import"):  # what an install made before this rule
+            make_private(self.home / sub)
         s = self.settings
         lines = {
             "server.directories.data": self.home / "data",
@@ -133,7 +199,7 @@ class LocalNeo4j:
             "server.bolt.listen_address": f"127.0.0.1:{s.bolt_port}",
             # what a neo4j:// (routing) driver is told to connect to: this very address
             "server.bolt.advertised_address": f"127.0.0.1:{s.bolt_port}",
-            "server.http.enabled": "true",
+            "server.http.enabled": "false" if self.private else "true",
             "server.http.listen_address": f"127.0.0.1:{s.neo4j_http_port}",
             "server.https.enabled": "false",
             "dbms.security.auth_enabled": "true",
@@ -193,6 +259,7 @@ class LocalNeo4j:
     # ---------------------------------------------------------------- start / stop
     def start(self) -> ServerStatus:
         """Start the server and return once ``gds.version()`` answers; no-op when running."""
+        self._refuse_while_compacting("start")
         current = self.status()
         if current.running:
             if current.gds_version is None:
@@ -234,7 +301,7 @@ class LocalNeo4j:
         with open(self.console_log, "ab") as log:
             proc = subprocess.Popen(
                 cmd, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                env=env, start_new_session=True, cwd=self.home,
+                env=env, start_new_session=True, cwd=self.home, umask=UMASK,
             )
         self.pid_file.write_text(f"{proc.pid} {s.bolt_port}\n")
         return self._wait_ready(proc.pid, began, proc)
@@ -260,6 +327,7 @@ class LocalNeo4j:
 
     def stop(self, timeout: float = 90.0) -> bool:
         """Shut the server down cleanly (SIGTERM, then SIGKILL after ``timeout``)."""
+        self._refuse_while_compacting("stop")
         pid = self._pid()
         if pid is None:
             self.pid_file.unlink(missing_ok=True)

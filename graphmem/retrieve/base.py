@@ -135,6 +135,7 @@ class SpaceState:
     embedder: str | None = None  # the embedder its vectors come from (None: not known)
     epoch: str | None = None  # new with every change that is not only an append of turns
     appended: int = 0  # turns appended in this epoch (what a reader may read alone)
+    pending: dict[str, int] = field(default_factory=dict)  # layer -> conversations deriving it
 
     def vector(self, k: int, oversample: float) -> dict[str, Any] | None:
         """How a vector statement finds this space's ``k`` nearest nodes (its ``$exact`` and
@@ -156,7 +157,8 @@ def space_state(store: GraphStore, space: str, layers: tuple[str, ...] = ()) -> 
     row = store.read("admin/space_state", space=space, layers=list(layers))[0]
     return SpaceState(space, row["in_space"], row["in_database"], row["sessions"],
                       {r["layer"]: r["missing"] for r in row["layers"] if r["missing"]},
-                      row["revision"], row["embedder"], row["epoch"], row["appended"])
+                      row["revision"], row["embedder"], row["epoch"], row["appended"],
+                      {r["layer"]: r["pending"] for r in row["layers"] if r["pending"]})
 
 
 def hits_for(budget: int, tokens_per_hit: int, low: int, high: int | None = None) -> int:
@@ -189,6 +191,12 @@ class Strategy(ABC, Generic[C]):
         for layer, lacking in state.missing.items():
             if layer not in self.needs:
                 continue
+            if state.pending.get(layer):
+                raise MissingLayerError(
+                    f"strategy {self.name!r} needs the {layer!r} layer, which is still being "
+                    f"derived for {state.pending[layer]} conversation(s) of space {space!r} "
+                    "(after live messages, a forget or a correction); search again in a "
+                    f"moment, or derive it now: graphmem refresh --space {space}", layer=layer)
             raise MissingLayerError(
                 f"strategy {self.name!r} needs the {layer!r} layer, which {lacking} of the "
                 f"{state.sessions} sessions of space {space!r} lack; add it with: "

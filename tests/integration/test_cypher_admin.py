@@ -35,11 +35,17 @@ def _space_state(store: GraphStore, space: str, memory: Memory) -> None:
     assert isinstance(row["revision"], str) and len(row["revision"]) == 36  # a UUID
     assert row["embedder"] == memory.embedder.name  # what made the space's vectors
     assert len(row["epoch"]) == 36 and row["appended"] == 0  # an ingest is not an append
-    assert row["layers"] == [{"layer": "turns", "missing": 0}, {"layer": "edus", "missing": 0},
-                             {"layer": "nothing", "missing": 3}]
+    assert row["layers"] == [{"layer": "turns", "missing": 0, "pending": 0},
+                             {"layer": "edus", "missing": 0, "pending": 0},
+                             {"layer": "nothing", "missing": 3, "pending": 0}]
     [empty] = store.read("admin/space_state", space=space + "-none", layers=["turns"])
     assert (empty["revision"], empty["in_space"], empty["sessions"], empty["layers"]) == (
-        None, 0, 0, [{"layer": "turns", "missing": 0}])
+        None, 0, 0, [{"layer": "turns", "missing": 0, "pending": 0}])
+    # a layer live messages left pending is counted by conversation
+    query_rows(store, "MATCH (c:Conversation {space: $space}) SET c.pending_layers = ['edus']",
+               space=space)
+    [waiting] = store.read("admin/space_state", space=space, layers=["edus"])
+    assert waiting["layers"] == [{"layer": "edus", "missing": 0, "pending": 1}]
     # a database without a single turn still gives its row (a fresh database does that)
     no_turns = cypher.load("admin/space_state").replace(":Turn", ":NoTurnHasThisLabel")
     assert query_rows(store, no_turns, space=space, layers=[]) == [
@@ -55,6 +61,29 @@ def _vector_indexes(store: GraphStore, space: str, memory: Memory) -> None:
         name: 384 for name in ("argument_embedding", "boundary_embedding", "edu_embedding",
                                "event_embedding", "turn_embedding", "unit_embedding",
                                "scene_embedding", "profile_embedding", "episode_embedding")}
+
+
+@case("admin/foreign_nodes")
+def _foreign_nodes(store: GraphStore, space: str, memory: Memory) -> None:
+    def mine() -> list[dict[str, Any]]:
+        return [r for r in store.read("admin/foreign_nodes") if "CaseNote" in r["labels"]]
+
+    assert mine() == []  # the space's own nodes are in a space
+    query_rows(store, "CREATE (:CaseNote {id: $id}), (:CaseNote {space: $gone})",
+               id=f"{space}-note", gone=f"{space}-no-such-space")
+    try:  # a node without a space, and one whose space does not exist
+        assert mine() == [{"labels": ["CaseNote"], "nodes": 2}]
+    finally:
+        query_rows(store, "MATCH (n:CaseNote) DELETE n")
+
+
+@case("admin/schema_objects")
+def _schema_objects(store: GraphStore, space: str, memory: Memory) -> None:
+    rows = {r["name"]: r for r in store.read("admin/schema_objects")}
+    assert rows["turn_id"] == {"name": "turn_id", "type": "RANGE", "constraint": True}
+    assert rows["turn_embedding"]["type"] == "VECTOR" and not rows["turn_embedding"]["constraint"]
+    assert rows["turn_text"]["type"] == "FULLTEXT"
+    assert any(r["type"] == "LOOKUP" for r in rows.values())  # every database's own
 
 
 @case("admin/list_spaces")

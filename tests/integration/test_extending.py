@@ -75,7 +75,7 @@ def test_the_worked_example_runs_as_documented(example: Path, memory: Memory,
     shown = PAGE.read_text(encoding="utf-8").rsplit("```\n[", 1)[1].split("```")[0]
     assert context.startswith("[" + shown.strip())
     stored = memory.store.read("admin/space_state", space=space, layers=["questions"])[0]
-    assert stored["layers"] == [{"layer": "questions", "missing": 0}]
+    assert stored["layers"] == [{"layer": "questions", "missing": 0, "pending": 0}]
     # and a space without the layer is told how to get it
     other = space + "-plain"
     memory.ingest(SAMPLE, space=other, layers="")

@@ -35,6 +35,24 @@ def test_a_strategy_names_the_layer_a_space_lacks(memory: Memory, space: str) ->
         memory.search("greyhound", space=space, strategy="esmem")
 
 
+def test_a_layer_still_being_derived_is_not_called_missing(memory: Memory, space: str) -> None:
+    """After a forget a layer is pending, not missing: the error says to wait or refresh, not
+    to add a layer the space already has."""
+    manual = Memory(memory.settings.model_copy(update={"live_derive": "manual"}),
+                    store=memory.store, embedder=memory.embedder)
+    manual.ingest(SAMPLE, space=space)
+    [conversation] = manual.conversations(space)
+    first = manual.messages(space, conversation.conversation, limit=1).messages[0]
+    manual.forget(space, conversation.conversation, turns=[first.id])
+    with pytest.raises(MissingLayerError, match=rf"'edus' layer, which is still being derived "
+                       rf"for 1 conversation\(s\) of space '{space}'.*graphmem refresh "
+                       rf"--space {space}"):
+        manual.search("greyhound", space=space, strategy="emem-g")
+    manual.refresh(space)
+    assert manual.search("greyhound", space=space, strategy="emem-g").hits
+    manual.live.close()
+
+
 def test_adding_layers_later_writes_what_one_ingest_writes(memory: Memory, space: str) -> None:
     memory.ingest(SAMPLE, space=space, layers="")
     report = memory.add_layers(space, "episodes,scenes,segments,events,edus")
