@@ -16,8 +16,12 @@ import sys
 import threading
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
+
+if TYPE_CHECKING:
+    from graphmem.client import Memory
 
 # GRAPHMEM_HOME as the settings read it, without loading them (a hook starts fast)
 DEFAULT_LOG = Path(os.environ.get("GRAPHMEM_HOME") or Path.home() / ".graphmem") / "hooks.log"
@@ -86,10 +90,18 @@ def hook(event: str | None, space: str, budget: int, timeout: float, connect_tim
 def _run(event: str | None, space: str, budget: int, connect_timeout: float,
          text: str, deadline: float, url: str | None = None,
          local: bool = False) -> dict[str, object] | None:
-    from graphmem.integrations.hooks import Hook, LocalBackend, event_name, read_payload
+    from graphmem.integrations.hooks import (
+        CAPTURE_EVENTS,
+        Hook,
+        LocalBackend,
+        event_name,
+        read_payload,
+    )
 
     payload = read_payload(text)
     name = event_name(event, payload)
+    if name in CAPTURE_EVENTS:
+        return _capture(name, payload, space, connect_timeout, deadline, url, local)
     if url:
         from graphmem.integrations.hook_rest import RestBackend
 
@@ -106,20 +118,63 @@ def _run(event: str | None, space: str, budget: int, connect_timeout: float,
                 return Hook(nearby, budget).handle(name, payload)
             except OSError as exc:  # it ended meanwhile: answer here (what was stored stays)
                 log.warning("%s: the local server failed (%s); answering here", name, exc)
+    memory = _memory_here(connect_timeout)
+    return Hook(LocalBackend(memory, space), budget).handle(name, payload)
+
+
+def _memory_here(connect_timeout: float) -> Memory:
+    """A client in this process, once Neo4j answers (before any model loads: Neo4j down
+    answers at once)."""
+    from graphmem.client import Memory
     from graphmem.config import Settings
     from graphmem.store import GraphStore
 
     settings = Settings(neo4j_timeout=connect_timeout)
     store = GraphStore(settings)
-    store.driver.verify_connectivity()  # before any model loads: Neo4j down answers at once
-    from graphmem.client import Memory
+    store.driver.verify_connectivity()
+    return Memory(settings, store=store)
 
-    memory = Memory(settings, store=store)
-    answer = Hook(LocalBackend(memory, space), budget).handle(name, payload)
-    if name not in ("prompt", "session-start"):
-        # derive the layers while the hook may still run; what is left is derived later
-        memory.flush(timeout=max(0.0, deadline - time.monotonic() - 1.0))
-    return answer
+
+def _capture(name: str, payload: dict[str, object], space: str, connect_timeout: float,
+             deadline: float, url: str | None, local: bool) -> None:
+    """Keep the capture in the spool, then hand the spool to what can store it now; never
+    wait for a server to start (graphmem.integrations.hook_spool)."""
+    from graphmem.integrations.hook_local import LocalServer, SocketBackend, can_serve
+    from graphmem.integrations.hooks import Hook, LocalBackend, checked_capture
+
+    server = LocalServer.for_space(space)
+    server.spool.put(checked_capture(payload))
+    left = max(0.1, deadline - time.monotonic())
+    if url:
+        from graphmem.integrations.hook_rest import RestBackend
+
+        rest = RestBackend(url, space, os.environ.get("GRAPHMEM_HOOK_TOKEN"), timeout=left,
+                           connect_timeout=connect_timeout)
+        server.spool.drain(Hook(rest).capture, log.warning, deadline)
+        return None
+    if local and can_serve():
+        if server.answering():
+            try:
+                server.spool.drain(Hook(SocketBackend(server, space, left)).capture,
+                                   log.warning, deadline)
+                return None
+            except OSError as exc:  # it ended meanwhile: a new one drains the spool
+                log.warning("%s: the local server failed (%s); the capture waits", name, exc)
+        if server.failed_lately():
+            log.warning("%s: kept in the spool; the local server failed to start lately "
+                        "(see %s) and is tried again by a later hook", name, server.log_file)
+        elif not server.starting():
+            log.info("%s: kept in the spool; starting the hooks' local server, which stores "
+                     "it (log: %s)", name, server.log_file)
+            server.start(space)
+        else:
+            log.info("%s: kept in the spool; the local server stores it once it is up", name)
+        return None
+    memory = _memory_here(connect_timeout)
+    server.spool.drain(Hook(LocalBackend(memory, space)).capture, log.warning, deadline)
+    # derive the layers while the hook may still run; what is left is derived later
+    memory.flush(timeout=max(0.0, deadline - time.monotonic() - 1.0))
+    return None
 
 
 def _logging(path: Path) -> None:

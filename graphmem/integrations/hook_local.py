@@ -34,6 +34,8 @@ from typing import Any
 from urllib.parse import urlencode
 
 from graphmem.integrations.hook_rest import RestBackend
+from graphmem.integrations.hook_spool import Spool
+from graphmem.processes import private_folder
 
 IDLE_DEFAULT = 1800.0
 RETRY_AFTER = 600.0  # seconds after a failed start before a hook tries again
@@ -74,6 +76,11 @@ class LocalServer:
     @property
     def log_file(self) -> Path:
         return self._file("log")
+
+    @property
+    def spool(self) -> Spool:
+        """The captures waiting to be stored (graphmem.integrations.hook_spool)."""
+        return Spool(self._file("spool"))
 
     @property
     def failed_file(self) -> Path:
@@ -119,8 +126,11 @@ class LocalServer:
     def start(self, space: str) -> subprocess.Popen[bytes]:
         """Start a server in the background (a second one started at the same time sees the
         first's lock and ends at once)."""
-        self.run_dir.mkdir(parents=True, exist_ok=True)
-        os.chmod(self.run_dir, 0o700)
+        private_folder(self.run_dir)
+        if self.socket.exists() and not self.answering() and not self.starting():
+            # what a server that was killed left: its socket, and its secret with it
+            self.socket.unlink(missing_ok=True)
+            self.token_file.unlink(missing_ok=True)
         if not self.token_file.exists():
             descriptor = os.open(self.token_file, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
             with os.fdopen(descriptor, "w") as handle:
@@ -173,17 +183,22 @@ class _UnixConnection(http.client.HTTPConnection):
         self.sock.connect(self.path)
 
 
+def can_serve() -> bool:
+    """Whether a local server can run here: Unix sockets, and the server extra."""
+    import importlib.util
+
+    return hasattr(socket, "AF_UNIX") and importlib.util.find_spec("uvicorn") is not None
+
+
 def local_backend(space: str, deadline: float, log: Any) -> SocketBackend | None:
     """A backend over this space's local server, started first when none answers and waited
     for until shortly before ``deadline``; None when none can run here (no Unix sockets, no
     server extra) or it did not come up in time."""
-    if not hasattr(socket, "AF_UNIX"):
+    if not can_serve():
         return None
     server = LocalServer.for_space(space)
     if not server.answering():
-        import importlib.util
-
-        if importlib.util.find_spec("uvicorn") is None or server.failed_lately():
+        if server.failed_lately():
             return None
         log.info("starting the hooks' local server for %s (log: %s)", space, server.log_file)
         process = server.start(space)

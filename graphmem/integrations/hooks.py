@@ -143,7 +143,18 @@ def _session(payload: dict[str, Any]) -> str:
         session = str(session)  # a harness that numbers its sessions
     if not isinstance(session, str) or not session.strip():
         raise InputError("the hook payload has no session_id", field="session_id")
-    return session
+    # a lone surrogate (JSON allows "\ud800") can be neither stored nor named in an id: it
+    # is kept as its escape, the same for every hook of that session
+    return session.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
+def checked_capture(payload: dict[str, Any]) -> dict[str, Any]:
+    """What a capture hook keeps in the spool: its session id and transcript path, checked
+    now (a payload that can never be stored is refused here, not spooled)."""
+    path = payload.get("transcript_path")
+    if not isinstance(path, str) or not path or not Path(path).is_file():
+        raise InputError(f"no transcript at {path!r}", field="transcript_path")
+    return {"session_id": _session(payload), "transcript_path": str(Path(path).resolve())}
 
 
 def read_payload(text: str) -> dict[str, Any]:

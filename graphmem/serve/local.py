@@ -6,7 +6,8 @@ for one space on a Unix socket under ``GRAPHMEM_HOME/run``, for the user's own h
 It holds ``run/hook-<key>.lock`` while it lives (a second one ends at once), loads the models
 before it binds the socket (a hook that can connect gets an answer at the speed of a warm
 search), accepts only the bearer secret of ``run/hook-<key>.token``, and ends after
-``GRAPHMEM_HOOK_IDLE`` seconds without a request, removing its socket.
+``GRAPHMEM_HOOK_IDLE`` seconds without a request, removing its socket. As it starts it stores
+the captures hooks spooled while no server answered (:mod:`graphmem.integrations.hook_spool`).
 """
 
 from __future__ import annotations
@@ -48,6 +49,7 @@ def serve(server: LocalServer, space: str, idle: float) -> None:
 
     from graphmem.client import Memory
     from graphmem.config import Settings
+    from graphmem.integrations.hooks import Hook, LocalBackend
     from graphmem.serve.access import Spaces
     from graphmem.serve.rest import build_app
 
@@ -79,7 +81,19 @@ def serve(server: LocalServer, space: str, idle: float) -> None:
                     print(f"graphmem local server: idle for {idle:.0f} s, ending", flush=True)
                     web.should_exit = True
 
+        def drain_spool() -> None:  # the captures hooks kept while no server answered
+            try:
+                stored = server.spool.drain(Hook(LocalBackend(memory, space)).capture,
+                                            lambda line: print(line, flush=True))
+            except Exception as exc:  # they wait for the next drain; the server goes on
+                print(f"graphmem local server: the spool waits ({exc})", flush=True)
+                return
+            if stored:
+                print(f"graphmem local server: stored {stored} spooled capture(s)", flush=True)
+            last[0] = time.monotonic()
+
         threading.Thread(target=end_when_idle, daemon=True).start()
+        threading.Thread(target=drain_spool, daemon=True).start()
         print(f"graphmem local server for {space} on {server.socket} "
               f"(models loaded in {time.perf_counter() - began:.1f} s)", flush=True)
         server.failed_file.unlink(missing_ok=True)

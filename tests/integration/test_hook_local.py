@@ -21,9 +21,15 @@ def test_hooks_answer_through_their_local_server(memory: Memory, space: str,
            "GRAPHMEM_HOOK_IDLE": "6"}
     server = LocalServer.for_space(space, {**os.environ, **env})
     log = tmp_path / "hooks.log"
-    stored, _ = run_hook("stop.json", "claude_transcript.jsonl", space, log, env=env)
+    stored, seconds = run_hook("stop.json", "claude_transcript.jsonl", space, log, env=env)
     assert stored.returncode == 0 and stored.stdout == ""
-    assert server.answering()  # started by the hook, which waited for it
+    # the stop did not wait for the server it started: its capture waited in the spool, and
+    # the server stored it as it came up
+    assert seconds < 10 and "kept in the spool; starting" in log.read_text()
+    deadline = time.monotonic() + 120
+    while not server.answering() or server.spool.held():
+        assert time.monotonic() < deadline, "the local server did not store the spool"
+        time.sleep(0.2)
     assert stat.S_IMODE(server.run_dir.stat().st_mode) == 0o700
     assert stat.S_IMODE(server.token_file.stat().st_mode) == 0o600
     kept = texts(memory, space, CLAUDE_SESSION)
@@ -33,6 +39,7 @@ def test_hooks_answer_through_their_local_server(memory: Memory, space: str,
     assert "Postgres 15" in asked.stdout
     again, _ = run_hook("stop.json", "claude_transcript.jsonl", space, log, env=env)
     assert again.returncode == 0 and texts(memory, space, CLAUDE_SESSION) == kept  # once
+    assert server.spool.held() == 0  # handed over through the socket at once
     notes = log.read_text()
     assert notes.count("starting the hooks' local server") == 1, notes
 
@@ -66,3 +73,30 @@ def test_a_local_server_that_cannot_start_is_not_started_again(space: str,
     assert notes.count("starting the hooks' local server") == 1, notes
     assert "local server ended" in notes and server.failed_file.exists()
     assert not server.answering()
+
+
+def test_a_killed_server_leaves_nothing_that_stops_the_next(memory: Memory, space: str,
+                                                            tmp_path: Path) -> None:
+    """A server killed outright leaves its socket and secret; the next start clears both, so
+    the next capture is stored and the old secret opens nothing."""
+    import signal
+    import subprocess
+
+    env = {"GRAPHMEM_HOME": str(tmp_path / "home"), "GRAPHMEM_HOOK_LOCAL": "1",
+           "GRAPHMEM_HOOK_IDLE": "30"}
+    server = LocalServer.for_space(space, {**os.environ, **env})
+    server.run_dir.mkdir(parents=True)
+    server.socket.touch()  # as a server killed with SIGKILL leaves them
+    server.token_file.write_text("the-old-secret")
+    log = tmp_path / "hooks.log"
+    run_hook("stop.json", "claude_transcript.jsonl", space, log, env=env)
+    deadline = time.monotonic() + 120
+    while not server.answering() or server.spool.held():
+        assert time.monotonic() < deadline, "no server came up after the killed one"
+        time.sleep(0.2)
+    assert server.token() != "the-old-secret"
+    assert any("Postgres 15" in t for t in texts(memory, space, CLAUDE_SESSION))
+    found = subprocess.run(["pgrep", "-f", f"graphmem.serve.local --space {space}"],
+                           capture_output=True, text=True, check=False).stdout.split()
+    for pid in found:
+        os.kill(int(pid), signal.SIGTERM)

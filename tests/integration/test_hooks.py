@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 
 from graphmem.client import Memory
+from graphmem.integrations.hook_local import LocalServer
 from graphmem.integrations.hooks import CHUNK, Hook, LocalBackend
 from graphmem.markers import CLOSE, OPEN
 
@@ -71,13 +72,46 @@ def test_capture_then_recall(memory: Memory, space: str, tmp_path: Path) -> None
     assert "done in" in log.read_text()
 
 
-def test_a_hook_with_neo4j_down_answers_at_once(space: str, tmp_path: Path) -> None:
+def test_a_hook_with_neo4j_down_answers_at_once(memory: Memory, space: str,
+                                                tmp_path: Path) -> None:
+    """...and the capture it could not store waits in the spool, stored by the next hook
+    that reaches Neo4j."""
     log = tmp_path / "hooks.log"
-    down = {"GRAPHMEM_NEO4J_URI": "bolt://127.0.0.1:9"}  # nothing listens on port 9
+    home = {"GRAPHMEM_HOME": str(tmp_path / "home")}
+    down = {**home, "GRAPHMEM_NEO4J_URI": "bolt://127.0.0.1:9"}  # nothing listens on port 9
     for payload in ("prompt.json", "stop.json"):
         done, seconds = run_hook(payload, "claude_transcript.jsonl", space, log, env=down)
         assert (done.returncode, done.stdout) == (0, "") and seconds < 15
     assert log.read_text().count("ServiceUnavailable") == 2
+    spool = LocalServer.for_space(space, {**os.environ, "GRAPHMEM_HOOK_SPACE": space,
+                                          **down}).spool
+    [waiting] = spool.waiting()
+    assert texts(memory, space, CLAUDE_SESSION) == []
+    # Neo4j back at its address: the same environment's spool (moved here from the one of
+    # the address that did not answer, as the suite's server cannot be stopped)
+    spool_up = LocalServer.for_space(space, {**os.environ, "GRAPHMEM_HOOK_SPACE": space,
+                                             **home}).spool
+    os.makedirs(spool_up.folder, exist_ok=True)
+    os.replace(waiting, spool_up.folder / waiting.name)
+    stored, _ = run_hook("codex_stop.json", "codex_transcript.jsonl", space, log,
+                         "stop", env={**home})
+    assert stored.returncode == 0 and spool_up.waiting() == []
+    assert any("Postgres 15" in t for t in texts(memory, space, CLAUDE_SESSION))
+
+
+def test_a_session_id_with_a_lone_surrogate_is_captured(memory: Memory, space: str,
+                                                        tmp_path: Path) -> None:
+    path = (HOOKS / "claude_transcript.jsonl")
+    payload = '{"session_id": "abc\\ud800", "transcript_path": %s, "hook_event_name": "Stop"}'
+    done = subprocess.run([sys.executable, "-m", "graphmem", "hook", "--log",
+                           str(tmp_path / "hooks.log")],
+                          input=payload % json.dumps(str(path)), capture_output=True,
+                          text=True, timeout=300,
+                          env={**os.environ, "GRAPHMEM_HOOK_SPACE": space,
+                               "GRAPHMEM_HOME": str(tmp_path / "home")})
+    assert done.returncode == 0 and "Error" not in done.stderr, done.stderr
+    [conversation] = memory.conversations(space)
+    assert conversation.conversation == "abc\\ud800" and conversation.messages > 0
 
 
 def test_bad_input_and_a_short_timeout_exit_zero(memory: Memory, space: str,
