@@ -95,9 +95,7 @@ class GraphmemMemoryService(BaseMemoryService):
         if not query.strip() or not await in_thread(self.memory.has_space, agent.space):
             return SearchMemoryResponse()
         result = await in_thread(agent.search, query)
-        by_id = {hit.id: hit for hit in result.hits}
-        return SearchMemoryResponse(memories=[_entry(by_id[i]) for i in result.included
-                                              if i in by_id])
+        return SearchMemoryResponse(memories=[_entry(hit) for hit in agent.fitted(result)])
 
     async def delete_memory(self, *, app_name: str, user_id: str,
                             memory_id: str | None = None) -> None:

@@ -12,14 +12,20 @@ packed context as one system message (nothing when there is nothing to recall). 
 stores a text memory as a message of the conversation (``metadata``: ``id`` makes it
 idempotent, ``speaker`` says who said it, default ``user``); ``query`` returns the hits that
 fit the budget; ``clear`` forgets the conversation. ``close`` leaves the graphmem client open:
-whoever made it closes it.
+whoever made it closes it. JSON memories are stored as their JSON text.
+
+It is an AutoGen component: ``dump_component()`` (an agent's or a team's, AutoGen Studio's)
+writes its space, conversation, budget, strategy and Neo4j address, never a password;
+``load_component`` makes it again with a client of its own, its settings from the
+environment (``GRAPHMEM_*``).
 """
 
 from __future__ import annotations
 
-from typing import Any
+import json
+from typing import Any, Self
 
-from autogen_core import CancellationToken
+from autogen_core import CancellationToken, Component
 from autogen_core.memory import (
     Memory,
     MemoryContent,
@@ -30,8 +36,10 @@ from autogen_core.memory import (
 from autogen_core.model_context import ChatCompletionContext
 from autogen_core.models import SystemMessage, UserMessage
 from autogen_core.tools import FunctionTool
+from pydantic import BaseModel
 
 from graphmem.client import Memory as GraphmemClient
+from graphmem.config import Settings
 from graphmem.errors import InputError
 from graphmem.integrations.core import AgentMemory, in_thread
 from graphmem.markers import mark
@@ -40,13 +48,42 @@ OFFERS = {"search": "GraphmemMemory.query", "add_messages": "GraphmemMemory.add"
           "forget": "GraphmemMemory.clear"}
 _TEXT = (MemoryMimeType.TEXT, MemoryMimeType.MARKDOWN, MemoryMimeType.TEXT.value,
          MemoryMimeType.MARKDOWN.value)
+_JSON = (MemoryMimeType.JSON, MemoryMimeType.JSON.value)
 
 
-class GraphmemMemory(Memory):
+class GraphmemMemoryConfig(BaseModel):
+    """What ``dump_component`` keeps of a :class:`GraphmemMemory`: where its memories are,
+    not the credentials to reach them (those stay in the environment)."""
+
+    space: str
+    conversation: str
+    budget: int | None = None
+    strategy: str | None = None
+    neo4j_uri: str | None = None  # None: GRAPHMEM_NEO4J_URI's
+
+
+class GraphmemMemory(Memory, Component[GraphmemMemoryConfig]):
     """graphmem behind AutoGen's ``Memory`` protocol (see the module)."""
+
+    component_type = "memory"
+    component_provider_override = "graphmem.integrations.autogen.GraphmemMemory"
+    component_config_schema = GraphmemMemoryConfig
 
     def __init__(self, agent_memory: AgentMemory) -> None:
         self.agent_memory = agent_memory
+
+    def _to_config(self) -> GraphmemMemoryConfig:
+        agent = self.agent_memory
+        return GraphmemMemoryConfig(space=agent.space, conversation=agent.conversation,
+                                    budget=agent.budget, strategy=agent.strategy,
+                                    neo4j_uri=agent.memory.settings.neo4j_uri)
+
+    @classmethod
+    def _from_config(cls, config: GraphmemMemoryConfig) -> Self:
+        settings = Settings() if config.neo4j_uri is None else Settings(
+            neo4j_uri=config.neo4j_uri)
+        return cls(AgentMemory(GraphmemClient(settings), config.space, config.conversation,
+                               budget=config.budget, strategy=config.strategy))
 
     @classmethod
     def of(cls, memory: GraphmemClient, space: str, conversation: str,
@@ -84,13 +121,15 @@ class GraphmemMemory(Memory):
 
     async def add(self, content: MemoryContent,
                   cancellation_token: CancellationToken | None = None) -> None:
-        if content.mime_type not in _TEXT or not isinstance(content.content, str):
-            raise InputError(f"graphmem stores text memories; got {content.mime_type}",
-                             field="content")
+        text = content.content
+        if content.mime_type in _JSON and not isinstance(text, str):
+            text = json.dumps(text, ensure_ascii=False)
+        elif content.mime_type not in _TEXT + _JSON or not isinstance(text, str):
+            raise InputError(f"graphmem stores text and JSON memories; got "
+                             f"{content.mime_type}", field="content")
         meta = content.metadata or {}
         await in_thread(self.agent_memory.add, [{
-            "speaker": str(meta.get("speaker", "user")), "text": content.content,
-            "id": meta.get("id")}])
+            "speaker": str(meta.get("speaker", "user")), "text": text, "id": meta.get("id")}])
 
     async def clear(self) -> None:
         await in_thread(self.agent_memory.clear)

@@ -24,6 +24,7 @@ message that happens to share its input id.
 from __future__ import annotations
 
 import asyncio
+import re
 import uuid
 import weakref
 from collections.abc import Callable, Mapping, Sequence
@@ -37,7 +38,7 @@ from graphmem.errors import InputError
 from graphmem.ids import check_space, space_prefix, turn_id, turn_parts
 from graphmem.ingest.live import Message
 from graphmem.markers import mark, mark_tokens
-from graphmem.models import ForgetReport, LiveReport, SearchResult, StoredMessage
+from graphmem.models import ForgetReport, Hit, LiveReport, SearchResult, StoredMessage
 
 T = TypeVar("T")
 DEFAULT_CONVERSATION = "agent"
@@ -104,13 +105,16 @@ class AgentMemory:
         return [self.memory.forget(self.space, conversation, turns=messages)
                 for conversation, messages in by_conversation.items()]
 
-    def clear(self) -> ForgetReport:
+    def clear(self, *, reset: bool = False) -> ForgetReport:
         """Forget the agent's whole conversation (the rest of the space stays); nothing to
-        do when it holds nothing."""
+        do when it holds nothing. A forget sticks: the ids are refused if sent again; with
+        ``reset`` (a chat history's ``clear``, which a framework follows by sending the
+        messages anew) they may be stored again."""
         if not self.messages(limit=1):
             return ForgetReport(space=self.space, conversation=self.conversation,
                                 note="the conversation holds nothing")
-        return self.memory.forget(self.space, self.conversation, whole_conversation=True)
+        return self.memory.forget(self.space, self.conversation, whole_conversation=True,
+                                  reuse_ids=reset)
 
     def messages(self, limit: int | None = None) -> list[StoredMessage]:
         """The conversation's messages in time order; with ``limit``, the latest ``limit``."""
@@ -141,6 +145,14 @@ class AgentMemory:
         return latest[0]
 
     # ------------------------------------------------------------------ ids
+    @staticmethod
+    def fitted(result: SearchResult, k: int | None = None) -> list[Hit]:
+        """The hits that fit into the context, best first (the context itself keeps them in
+        time order); with ``k``, the best ``k`` of them."""
+        included = set(result.included)
+        ranked = [hit for hit in result.hits if hit.id in included]
+        return ranked if k is None else ranked[:max(0, k)]
+
     def memory_ids(self, result: SearchResult) -> list[str]:
         """The memory ids (Turn ids) of the stored messages behind the hits that fit into
         the context, each once."""
@@ -189,16 +201,26 @@ class AgentMemory:
     def forget_tool(self) -> Callable[..., str]:
         def forget_memory(memory_ids: list[str]) -> str:
             """Forget memories for good, by the ids search_memory or remember gave."""
-            reports = self.forget(memory_ids)
-            gone = sum(r.turns for r in reports)
-            return f"forgot {gone} of {len(memory_ids)} memories"
+            gone, unknown = 0, []
+            for ident in memory_ids:  # one unknown id neither stops the others nor the run
+                try:
+                    gone += sum(r.turns for r in self.forget([ident]))
+                except InputError:
+                    unknown.append(ident)
+            said = f"forgot {gone} of {len(memory_ids)} memories"
+            return f"{said}; no memory has the id {', '.join(unknown)}" if unknown else said
         return forget_memory
+
+
+# what a label may not hold as it is in a space id: the joint, the escape, control characters
+_UNSAFE = re.compile(r"[%/\x00-\x1f\x7f]")
 
 
 def joined(labels: Sequence[str]) -> str:
     """One space name for a framework's several identifiers (a LangGraph namespace, an ADK app
-    and user), told apart for good: each label's ``%`` and ``/`` are percent-encoded before
-    the labels are joined by ``/``, so two different tuples never name one space
+    and user), told apart for good: each label's ``%``, ``/`` and control characters (a label
+    ``"alice\n"``, which LangGraph accepts) are percent-encoded before the labels are joined
+    by ``/``, so two different tuples never name one space
     (``("alice/bank",)`` is ``alice%2Fbank``, ``("alice", "bank")`` is ``alice/bank``)."""
     if isinstance(labels, str) or not labels:
         raise InputError("give at least one label", field="namespace")
@@ -206,7 +228,7 @@ def joined(labels: Sequence[str]) -> str:
         if not isinstance(label, str) or not label:
             raise InputError(f"a label must be a non-empty string, got {label!r}",
                              field="namespace")
-    return check_space("/".join(label.replace("%", "%25").replace("/", "%2F")
+    return check_space("/".join(_UNSAFE.sub(lambda m: f"%{ord(m.group()):02X}", label)
                                 for label in labels))
 
 

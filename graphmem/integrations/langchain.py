@@ -8,8 +8,8 @@ and graphmem's tools as LangChain tools (``pip install graphmem[langchain]``).
     docs = retriever.invoke("Where does Alice want to travel?")
     history = GraphmemChatMessageHistory.of(Memory(), space="alice", conversation="chat-1")
 
-The retriever returns the hits that fit into the budget, in the context's order, one
-``Document`` each, with the hit's kind, score, source turns (Turn ids and message ids),
+The retriever returns the hits that fit into the budget, best first (``k`` keeps the best
+``k``), one ``Document`` each, with the hit's kind, score, source turns (Turn ids and message ids),
 session and date in ``metadata``. The history's messages are the conversation's stored
 messages: a ``HumanMessage`` for the speaker ``user`` (or ``human``), an ``AIMessage`` for
 ``assistant`` (or ``ai``), a ``SystemMessage`` for ``system``, and a ``HumanMessage`` named
@@ -18,6 +18,7 @@ after any other speaker. Tool calls and tool results are not memories and are no
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
@@ -28,9 +29,10 @@ from langchain_core.documents import Document
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
 from langchain_core.retrievers import BaseRetriever
 from langchain_core.tools import BaseTool, StructuredTool
-from pydantic import ConfigDict
+from pydantic import ConfigDict, Field
 
 from graphmem.client import Memory
+from graphmem.errors import InputError
 from graphmem.integrations.core import AgentMemory, in_thread
 from graphmem.models import Hit, StoredMessage
 
@@ -41,30 +43,37 @@ OFFERS = {"search": "GraphmemRetriever.invoke", "add_messages":
 
 _ROLE_OF_TYPE = {"human": "user", "ai": "assistant", "system": "system"}
 _ROLE_WORDS = {"user", "human", "assistant", "ai", "system", "developer", "tool"}
+UNNAMED = "lc~"  # heads the id the history gives a message that came without one
 RECALLED = "What you remember from earlier conversations:\n"  # heads the context's part
 
 
 class GraphmemRetriever(BaseRetriever):
-    """The hits graphmem packs for a query within ``agent_memory``'s budget, as Documents."""
+    """The hits graphmem packs for a query within ``agent_memory``'s budget, as Documents,
+    best first; ``k`` (here or in ``invoke``) keeps the best ``k`` of them."""
 
     model_config = ConfigDict(arbitrary_types_allowed=True)
     agent_memory: AgentMemory
+    k: int | None = Field(default=None, ge=1, description="at most this many documents")
 
     @classmethod
     def of(cls, memory: Memory, space: str, **options: Any) -> GraphmemRetriever:
-        return cls(agent_memory=AgentMemory(memory, space, **options))
+        k = options.pop("k", None)
+        return cls(agent_memory=AgentMemory(memory, space, **options), k=k)
 
-    def _get_relevant_documents(self, query: str, *,
-                                run_manager: CallbackManagerForRetrieverRun) -> list[Document]:
+    def _get_relevant_documents(self, query: str, *, run_manager: CallbackManagerForRetrieverRun,
+                                k: int | None = None) -> list[Document]:
+        if k is not None and (isinstance(k, bool) or not isinstance(k, int) or k < 1):
+            raise InputError(f"k must be a whole number of 1 or more, got {k!r}", field="k")
         if not self.agent_memory.memory.has_space(self.agent_memory.space):
             return []
         result = self.agent_memory.search(query)
-        by_id = {hit.id: hit for hit in result.hits}
-        return [document(by_id[i], result.space) for i in result.included if i in by_id]
+        return [document(hit, result.space)
+                for hit in self.agent_memory.fitted(result, k if k is not None else self.k)]
 
-    async def _aget_relevant_documents(self, query: str, *,
-                                       run_manager: Any) -> list[Document]:
-        return await in_thread(self._get_relevant_documents, query, run_manager=run_manager)
+    async def _aget_relevant_documents(self, query: str, *, run_manager: Any,
+                                       k: int | None = None) -> list[Document]:
+        return await in_thread(self._get_relevant_documents, query, run_manager=run_manager,
+                               k=k)
 
 
 def document(hit: Hit, space: str) -> Document:
@@ -89,16 +98,25 @@ class GraphmemChatMessageHistory(BaseChatMessageHistory):
 
     @property
     def messages(self) -> list[BaseMessage]:  # type: ignore[override]
-        return [chat_message(m) for m in self.agent_memory.messages()]
+        return [chat_message(m, hide=UNNAMED) for m in self.agent_memory.messages()]
 
     def add_messages(self, messages: Sequence[BaseMessage]) -> None:
+        """Append ``messages``, as every LangChain history does: one without an id is a new
+        message each time it is given (it is stored under an id of graphmem's making, which
+        :attr:`messages` does not show); one with an id is stored once."""
         stored = [m for m in (graphmem_message(msg, system=True) for msg in messages)
                   if m is not None]
+        for message in stored:
+            if message["id"] is None:
+                message["id"] = f"{UNNAMED}{uuid.uuid4().hex}"
         if stored:
             self.agent_memory.add(stored)
 
     def clear(self) -> None:
-        self.agent_memory.clear()
+        """Empty the history: a reset, after which the same messages (``RunnableWithMessage
+        History`` sends them again, ids and all) are stored anew. To forget for good, so
+        that an id sent again is refused, use ``Memory.forget`` or the forget tool."""
+        self.agent_memory.clear(reset=True)
 
     async def aget_messages(self) -> list[BaseMessage]:
         return await in_thread(lambda: self.messages)
@@ -135,14 +153,17 @@ def graphmem_message(message: BaseMessage, *, system: bool = False) -> dict[str,
     return {"speaker": speaker, "text": text, "id": message.id}
 
 
-def chat_message(stored: StoredMessage) -> BaseMessage:
+def chat_message(stored: StoredMessage, hide: str | None = None) -> BaseMessage:
+    """A stored message as LangChain's, with its id (none when it starts with ``hide``: an
+    id graphmem made for a message given without one)."""
     speaker = stored.speaker.lower()
+    ident = None if hide and stored.id.startswith(hide) else stored.id
     if speaker in ("assistant", "ai"):
-        return AIMessage(content=stored.text, id=stored.id)
+        return AIMessage(content=stored.text, id=ident)
     if speaker == "system":
-        return SystemMessage(content=stored.text, id=stored.id)
+        return SystemMessage(content=stored.text, id=ident)
     name = None if speaker in ("user", "human") else stored.speaker
-    return HumanMessage(content=stored.text, id=stored.id, name=name)
+    return HumanMessage(content=stored.text, id=ident, name=name)
 
 
 class GraphmemMiddleware(AgentMiddleware):

@@ -26,15 +26,20 @@ correcting, exporting or deleting a space covers its items like any message.
 A value ``{"content": "..."}`` (what langmem writes) is stored as its text; any other value is
 stored as its JSON, so ``get`` returns every value exactly as it was put. A ``put`` of a known
 key replaces the message's text for good (``correct`` without a revision) and derives again.
-A search with a ``query`` ranks the items by graphmem's strategy within its budget (items that
-no hit reaches are not returned, and hits from the space's other conversations are skipped);
-without a query it lists the items in the order they were put. ``filter`` compares the values'
-top-level fields for equality. The store keeps no time-to-live.
+A search with a ``query`` returns the items graphmem's strategy finds within its budget (items
+that no hit reaches are not returned, and hits from the space's other conversations are
+skipped), best first by ``score``, the query's cosine similarity with the item's text (what
+LangGraph's own stores give: 1.0 for the same text);
+without a query it lists the items in the order they were put. ``filter`` matches as
+LangGraph's own stores do: a field by name or by a dotted path (``"user.level"``), a nested
+object field by field, a list element by element, and the operators ``$eq``, ``$ne``, ``$gt``,
+``$gte``, ``$lt`` and ``$lte`` (the ordering ones on numbers). The store keeps no time-to-live.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Iterable
 from datetime import datetime
 from typing import Any
@@ -138,7 +143,7 @@ class GraphmemStore(BaseStore):
         if op.query:
             found.sort(key=lambda item: -(item.score or 0.0))
         if op.filter:
-            found = [i for i in found if all(i.value.get(k) == v for k, v in op.filter.items())]
+            found = [i for i in found if passes(i.value, op.filter)]
         return found[op.offset:op.offset + op.limit]
 
     def _ranked(self, namespace: tuple[str, ...], query: str) -> list[SearchItem]:
@@ -152,13 +157,16 @@ class GraphmemStore(BaseStore):
             for turn, key in zip(hit.source_turn_ids, hit.source_ids, strict=False):
                 if turn.startswith(own):
                     scores[key] = max(scores.get(key, hit.score), hit.score)
-        out = []
-        for key, score in scores.items():
-            item = self._get(namespace, key)
-            if item is not None:
-                out.append(SearchItem(namespace, key, item.value, item.created_at,
-                                      item.updated_at, score))
-        return out
+        items = [item for item in (self._get(namespace, key) for key in scores)
+                 if item is not None]
+        if not items:
+            return []
+        # the score LangGraph's own stores give: the query's cosine with the item's text, so
+        # an exact match scores 1.0 and a caller's threshold means what it does there
+        vectors = self.memory.embedder.embed([query, *(encode(i.value) for i in items)])
+        similarity = vectors[1:] @ vectors[0]
+        return [SearchItem(namespace, item.key, item.value, item.created_at, item.updated_at,
+                           float(score)) for item, score in zip(items, similarity, strict=True)]
 
     def _listed(self, namespace: tuple[str, ...]) -> list[SearchItem]:
         space = space_of(namespace)
@@ -194,11 +202,16 @@ def space_of(namespace: tuple[str, ...]) -> str:
 
 
 def encode(value: dict[str, Any]) -> str:
-    """The text a value is stored as: a lone ``content`` string as it is, else JSON."""
+    """The text a value is stored as: a lone ``content`` string as it is when the write path
+    keeps it so (no surrounding white space, not empty, no marker tag), else the value's JSON,
+    its ``<`` and ``>`` written as escapes so that no tag in it is taken for recalled context
+    and cut out (:mod:`graphmem.markers`): what ``get`` returns is what was put."""
     content = value.get("content") if len(value) == 1 else None
-    if isinstance(content, str) and not _is_object(content):
+    if (isinstance(content, str) and content and content == content.strip()
+            and not _is_object(content) and not _TAG.search(content)):
         return content
-    return json.dumps(value, ensure_ascii=False, default=str)
+    text = json.dumps(value, ensure_ascii=False, default=str)
+    return text.replace("<", "\\u003c").replace(">", "\\u003e")
 
 
 def decode(text: str) -> dict[str, Any]:
@@ -233,6 +246,54 @@ def _native(value: Any) -> datetime | None:
         native: datetime = value.to_native()
         return native
     return datetime.fromisoformat(str(value))
+
+
+_TAG = re.compile(r"</?\s*graphmem-context", re.IGNORECASE)  # what the markers look for
+_ORDER = {"$gt": float.__gt__, "$gte": float.__ge__, "$lt": float.__lt__, "$lte": float.__le__}
+_MISSING = object()
+
+
+def passes(value: dict[str, Any], conditions: dict[str, Any]) -> bool:
+    """Whether a stored value meets a search's ``filter`` (see the module)."""
+    return all(_meets(_at(value, key), wanted) for key, wanted in conditions.items())
+
+
+def _at(value: Any, key: str) -> Any:
+    """The field ``key`` names: itself when the value has it, else its dotted path."""
+    if isinstance(value, dict) and key in value:
+        return value[key]
+    for part in key.split("."):
+        if not isinstance(value, dict) or part not in value:
+            return _MISSING
+        value = value[part]
+    return value
+
+
+def _meets(found: Any, wanted: Any) -> bool:
+    if isinstance(wanted, dict) and wanted and all(k.startswith("$") for k in wanted):
+        return all(_operator(found, op, operand) for op, operand in wanted.items())
+    if isinstance(wanted, dict):
+        return isinstance(found, dict) and all(
+            _meets(found.get(k, _MISSING), v) for k, v in wanted.items())
+    if isinstance(wanted, (list, tuple)):
+        return (isinstance(found, (list, tuple)) and len(found) == len(wanted)
+                and all(_meets(f, w) for f, w in zip(found, wanted, strict=True)))
+    return found is not _MISSING and found == wanted
+
+
+def _operator(found: Any, op: str, operand: Any) -> bool:
+    if op == "$eq":
+        return _meets(found, operand)
+    if op == "$ne":
+        return not _meets(found, operand)
+    if op not in _ORDER:
+        raise InputError(f"unknown filter operator {op!r}; graphmem's store knows $eq, $ne, "
+                         "$gt, $gte, $lt and $lte", field="filter")
+    numbers = (int, float)
+    if isinstance(found, bool) or not isinstance(found, numbers) or \
+            isinstance(operand, bool) or not isinstance(operand, numbers):
+        return False  # an ordering holds between numbers only
+    return bool(_ORDER[op](float(found), float(operand)))
 
 
 def _matches(namespace: tuple[str, ...], how: str, path: tuple[str, ...]) -> bool:

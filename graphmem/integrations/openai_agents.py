@@ -16,13 +16,16 @@ not memories, so they are not kept), ``pop_item`` forgets the latest message and
 ``clear_session`` the whole conversation. What one session stores, the tools find from any
 other of the same space.
 
-An item keeps its own id as its message id, so adding it again changes nothing; models that
-give no real ids (Chat Completions and LiteLLM models mark every item ``__fake_id__``) and an
-id seen twice in one call leave the message without one, so every reply is stored.
+An item's message id is its own id joined to a digest of its role and text, so the same item
+added again changes nothing, while a reply that reuses an earlier item's id (the SDK's scripted
+models, and any model that numbers its items per run) is a message of its own; models that give
+no real ids (Chat Completions and LiteLLM models mark every item ``__fake_id__``) and an id seen
+twice in one call leave the message without one, so every reply is stored.
 """
 
 from __future__ import annotations
 
+import hashlib
 from typing import Any
 
 from agents import FunctionTool, function_tool
@@ -59,6 +62,8 @@ class GraphmemSession(SessionABC):
                 message["id"] = None
             elif isinstance(message["id"], str):
                 seen.add(message["id"])
+                said = f"{message['speaker']}\n{message['text']}".encode("utf-8", "surrogatepass")
+                message["id"] += f"~{hashlib.sha256(said).hexdigest()[:12]}"
         if messages:
             await in_thread(self.agent_memory.add, messages)
 

@@ -95,3 +95,25 @@ def test_assistant_agent_loop(memory: Memory, space: str) -> None:
 
     asyncio.run(go())
     assert agent_memory.messages() == []
+
+
+def test_an_agent_carrying_graphmem_is_dumped_and_loaded(memory: Memory, space: str) -> None:
+    """Team serialisation (AutoGen Studio): the agent's component holds graphmem's memory by
+    its space and conversation, no password, and loads into a memory that reads the same
+    conversation; JSON memories are stored as their JSON text (autogen-core's test_memory)."""
+    mem = GraphmemMemory.of(memory, space, "chat", budget=60)
+    asyncio.run(mem.add(MemoryContent(content={"allergy": "peanuts", "since": 2019},
+                                      mime_type=MemoryMimeType.JSON, metadata={"id": "j1"})))
+    agent = AssistantAgent("helper", model_client=client("Hi."), memory=[mem])
+    dumped = agent.dump_component()
+    text = dumped.model_dump_json()
+    assert space in text and memory.settings.neo4j_password.get_secret_value() not in text
+    loaded = AssistantAgent.load_component(dumped)
+    [again] = loaded._memory or []
+    assert isinstance(again, GraphmemMemory) and again.agent_memory.space == space
+    assert again.agent_memory.budget == 60 and again.agent_memory.conversation == "chat"
+    try:
+        [stored] = again.agent_memory.messages()
+        assert json.loads(stored.text) == {"allergy": "peanuts", "since": 2019}
+    finally:
+        again.agent_memory.memory.close()

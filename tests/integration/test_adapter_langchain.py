@@ -44,6 +44,40 @@ def test_chat_history_is_the_conversation(memory: Memory, space: str) -> None:
     assert history.messages == [] and memory.conversations(space) == []
 
 
+def test_a_history_cleared_takes_its_messages_again(memory: Memory, space: str) -> None:
+    """``clear`` is a reset: RunnableWithMessageHistory sends the same messages (ids and all)
+    after it, and they are stored; messages given without ids come back without ids, equal to
+    what was added (langchain-core's test_chat_history), each add of one a new message."""
+    history = GraphmemChatMessageHistory.of(memory, space, "chat-1")
+    given = [HumanMessage("I keep bees on the roof.", id="m1"), AIMessage("Sweet!", id="m2")]
+    history.add_messages(given)
+    history.clear()
+    history.add_messages(given)
+    assert history.messages == given
+    history.clear()
+    plain = [HumanMessage("Hello"), AIMessage("Hi there"), HumanMessage("Hello")]
+    history.add_messages(plain)
+    history.add_message(AIMessage("Hi there"))
+    assert history.messages == [*plain, AIMessage("Hi there")]
+
+
+def test_the_forget_tool_answers_for_an_unknown_id(memory: Memory, space: str) -> None:
+    """An id that names nothing (or names a memory already forgotten) is an answer to the
+    model, not an error that ends the agent's run; the known ids beside it are forgotten."""
+    agent_memory = AgentMemory(memory, space, "agent")
+    known = agent_memory.remember("The spare key is under the blue pot.")
+    model = ScriptedChatModel(steps=[call("forget_memory",
+                                          {"memory_ids": [known, "no-such-id"]}),
+                                     say("Done.")])
+    out = create_agent(model, tools(agent_memory)).invoke(
+        {"messages": [HumanMessage("Forget the key.")]})
+    answer = str(next(m for m in out["messages"] if isinstance(m, ToolMessage)).content)
+    assert answer == "forgot 1 of 2 memories; no memory has the id no-such-id"
+    assert out["messages"][-1].content == "Done." and agent_memory.messages() == []
+    again = tools(agent_memory)[2].invoke({"memory_ids": [known]})
+    assert again.startswith("forgot 0 of 1")
+
+
 def test_retriever_documents_carry_their_sources(memory: Memory, space: str) -> None:
     GraphmemChatMessageHistory.of(memory, space, "chat-1").add_messages([
         HumanMessage("My grandmother taught me to bake rye bread.", id="a"),

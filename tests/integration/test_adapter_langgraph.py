@@ -15,8 +15,17 @@ from langgraph.prebuilt import create_react_agent
 from langmem import create_manage_memory_tool, create_search_memory_tool
 
 from graphmem.client import Memory
+from graphmem.errors import InputError
 from graphmem.integrations.core import AgentMemory
-from graphmem.integrations.langgraph import GraphmemStore, context_hook, decode, encode, store_hook
+from graphmem.integrations.langgraph import (
+    GraphmemStore,
+    context_hook,
+    decode,
+    encode,
+    passes,
+    space_of,
+    store_hook,
+)
 from graphmem.retrieve.packing import count_tokens
 from graphmem.store import GraphStore
 
@@ -40,6 +49,52 @@ def test_values_round_trip_through_text() -> None:
     assert encode({"content": "likes tea"}) == "likes tea"
 
 
+EXACT = [{"content": "  indented, and a trailing newline\n"}, {"content": ""},
+         {"content": "quoted <graphmem-context>not recalled</graphmem-context> here"},
+         {"note": "<graphmem-context>a user's own tags</graphmem-context>", "n": 1}]
+
+
+def test_values_come_back_exactly_as_put(memory: Memory, spaces: str) -> None:
+    """langgraph's test_store puts values whatever their white space or tags: each comes back
+    equal, through the real write path (which strips a message's text and cuts recalled
+    context out of it)."""
+    store = GraphmemStore(memory)
+    for n, value in enumerate(EXACT):
+        store.put((spaces, "x"), f"v{n}", value)
+    for n, value in enumerate(EXACT):
+        item = store.get((spaces, "x"), f"v{n}")
+        assert item is not None and item.value == value, n
+
+
+def test_filters_match_as_langgraphs_own_stores() -> None:
+    """The filter semantics of LangGraph's stores (libs/checkpoint tests/test_store.py and
+    checkpoint-sqlite's test_store: operators, dotted paths, nested objects, lists)."""
+    value = {"score": 4.5, "tags": ["a", "b"], "user": {"access-level": "admin", "n": 3},
+             "flag": True, "name": "x"}
+    cases = {
+        "score >= 4.5": ({"score": {"$gte": 4.5}}, True),
+        "score > 4.5": ({"score": {"$gt": 4.5}}, False),
+        "range": ({"score": {"$gt": 4, "$lt": 5}}, True),
+        "ne": ({"name": {"$ne": "y"}}, True),
+        "eq": ({"name": {"$eq": "x"}}, True),
+        "dotted": ({"user.access-level": "admin"}, True),
+        "dotted op": ({"user.n": {"$lte": 3}}, True),
+        "dotted missing": ({"user.missing": "x"}, False),
+        "nested object": ({"user": {"access-level": "admin"}}, True),
+        "list": ({"tags": ["a", "b"]}, True),
+        "list order": ({"tags": ["b", "a"]}, False),
+        "missing field": ({"absent": None}, False),
+        "missing ne": ({"absent": {"$ne": 1}}, True),
+        "text is no number": ({"name": {"$gt": 1}}, False),
+        "bool is no number": ({"flag": {"$gt": 0}}, False),
+        "all fields": ({"name": "x", "score": 4.5}, True),
+    }
+    assert {name: passes(value, f) for name, (f, _) in cases.items()} == {
+        name: want for name, (_, want) in cases.items()}
+    with pytest.raises(InputError, match=r"\$regex"):
+        passes(value, {"name": {"$regex": "x"}})
+
+
 def test_store_operations_on_graphmem(memory: Memory, spaces: str) -> None:
     store = GraphmemStore(memory)
     prefs, work = (spaces, "prefs"), (spaces, "work")
@@ -61,6 +116,7 @@ def test_store_operations_on_graphmem(memory: Memory, spaces: str) -> None:
     assert {i.namespace for i in found} <= {prefs, work}
     assert [i.key for i in store.search(prefs)] == ["k1", "k2"]
     assert [i.key for i in store.search(prefs, filter={"kind": "health"})] == ["k2"]
+    assert [i.key for i in store.search(prefs, filter={"kind": {"$ne": "health"}})] == ["k1"]
     assert [i.key for i in store.search((spaces, "work"))] == ["k3"]
     assert set(store.list_namespaces(prefix=(spaces,))) == {prefs, work}
     assert store.list_namespaces(prefix=(spaces,), max_depth=1) == [(spaces,)]
@@ -196,3 +252,26 @@ def test_a_forget_sticks_in_a_checkpointed_thread(memory: Memory, space: str) ->
     assert [m.text for m in chat.messages()] == [
         "Noted.", "What is the weather like?", "Sunny.", "Thanks!", "You're welcome."]
     assert "5521" not in memory.search("locker code", space=space, budget=2000).context
+
+
+def test_a_search_scores_as_langgraphs_stores_do(memory: Memory, spaces: str) -> None:
+    """The score is the query's cosine with the item (langgraph's test_store: an exact match
+    first, near 1.0), so a caller's threshold keeps what it means; a label with a control
+    character, which LangGraph accepts, is a namespace too."""
+    store = GraphmemStore(memory)
+    ns = (spaces, "x")
+    texts = {"a": "Ana keeps bees on the roof of her flat",
+             "b": "The billing migration moves invoices to the new schema",
+             "c": "Ana's sister Ines lives in Porto by the river"}
+    for key, text in texts.items():
+        store.put(ns, key, {"content": text})
+    memory.flush()
+    found = store.search(ns, query=texts["b"])
+    assert found[0].key == "b" and found[0].score is not None and found[0].score > 0.99
+    assert all(later.score is not None and later.score <= found[0].score for later in found)
+    assert [i.key for i in found if (i.score or 0) > 0.9] == ["b"]
+    odd = (spaces, "x", "alice\n")
+    store.put(odd, "k", {"content": "a note"})
+    assert store.get(odd, "k") is not None and odd in store.list_namespaces(prefix=(spaces,))
+    store.delete(odd, "k")
+    memory.delete_space(space_of(odd))

@@ -120,3 +120,26 @@ def test_every_reply_is_kept_when_the_model_gives_no_ids(memory: Memory, space: 
     assert [i["content"] for i in items] == ["Hi!", "Hello.", "I like tea.", "Noted: tea.",
                                              "And cake.", "Noted: cake."]
     assert all("sk-test" not in m.text for m in chat.messages())  # instructions are no memory
+
+
+def test_replies_that_reuse_an_item_id_are_each_kept(memory: Memory, space: str) -> None:
+    """The SDK's own scripted models, and models that number items per run, give the replies
+    of later runs the ids of earlier ones: each reply is still a message of its own, and the
+    same items added again change nothing."""
+    set_tracing_disabled(True)
+    chat = AgentMemory(memory, space, "chat")
+
+    async def go() -> list[Any]:
+        session = GraphmemSession(chat)
+        for asked, reply in [("Hi!", "Hello."), ("I like tea.", "Noted: tea."),
+                             ("And cake.", "Noted: cake.")]:
+            agent = Agent(name="helper", model=ScriptedModel([reply], ids="msg-1"))
+            await Runner.run(agent, asked, session=session)
+        again = {"id": "msg-1", "type": "message", "role": "assistant",
+                 "content": [{"type": "output_text", "text": "Noted: cake."}]}
+        await session.add_items([again])  # the last reply once more: nothing new
+        return await session.get_items()
+
+    items = asyncio.run(go())
+    assert [i["content"] for i in items] == ["Hi!", "Hello.", "I like tea.", "Noted: tea.",
+                                             "And cake.", "Noted: cake."]

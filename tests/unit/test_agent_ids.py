@@ -18,7 +18,8 @@ from graphmem.integrations.transcripts import read_transcript
 
 def test_identifiers_map_to_spaces_one_to_one() -> None:
     tuples = [("memories", "alice/bank"), ("memories", "alice", "bank"), ("a%2Fb",),
-              ("a/b",), ("100%",), ("x", "y/z"), ("x/y", "z")]
+              ("a/b",), ("100%",), ("x", "y/z"), ("x/y", "z"),
+              ("alice\n",), ("alice",), ("tab\there", "\x7f")]  # control characters too
     names = [joined(t) for t in tuples]
     assert len(set(names)) == len(tuples)  # no two share a space
     assert [split(n) for n in names] == tuples  # and each reads back
