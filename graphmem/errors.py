@@ -38,6 +38,10 @@ class InputError(GraphmemError):
         super().__init__(f"{where}: {message}" if where else message)
 
 
+class NotFoundError(InputError):
+    """What was asked for by name (a conversation, a unit) is not stored (REST: 404)."""
+
+
 class ConfigurationError(GraphmemError):
     """A setting is missing or contradicts another."""
 

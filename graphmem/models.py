@@ -4,15 +4,25 @@ operation (what ``Memory``, ``AsyncMemory``, the CLI, REST and MCP return)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Literal, Protocol
+from typing import Annotated, Any, Literal, Protocol
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, PlainSerializer, WithJsonSchema
 
 # a result the servers send: its fields with defaults are always there, so required in the
 # answer's schema (graphmem.serve.schemas.Answered says the same for the servers' own models)
 ANSWERED = ConfigDict(json_schema_serialization_defaults_required=True)
+
+
+def _rfc3339(moment: datetime) -> str:
+    return (moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)).isoformat()
+
+
+# a time in a result: graphmem keeps times in UTC, and sends them with their offset (RFC 3339,
+# "2023-05-08T13:56:00+00:00"); in Python it stays the datetime it was
+Moment = Annotated[datetime, PlainSerializer(_rfc3339, return_type=str, when_used="json"),
+                   WithJsonSchema({"type": "string", "format": "date-time"})]
 
 
 class TurnRecord(BaseModel):
@@ -83,7 +93,7 @@ class Hit(BaseModel):
     source_turn_ids: list[str] = Field(description="ids of the Turn nodes it came from")
     source_ids: list[str] = Field(default_factory=list, description="input ids of those turns")
     session_id: str | None = None
-    started_at: datetime | None = None
+    started_at: Moment | None = None
     date_text: str | None = None
     speaker: str | None = None
 
@@ -129,8 +139,8 @@ class StoredConversation(BaseModel):
     conversation: str
     sessions: int
     messages: int
-    first_session_at: datetime | None = None
-    last_session_at: datetime | None = None
+    first_session_at: Moment | None = None
+    last_session_at: Moment | None = None
     pending_layers: list[str] = Field(default_factory=list, description=(
         "derived layers still catching up with live messages"))
 
@@ -145,9 +155,9 @@ class StoredMessage(BaseModel):
     speaker: str
     text: str
     image_caption: str | None = None
-    said_at: datetime | None = None
+    said_at: Moment | None = None
     session: str
-    session_started_at: datetime | None = None
+    session_started_at: Moment | None = None
 
 
 class MessagePage(BaseModel):
@@ -178,7 +188,7 @@ class SpaceChange(BaseModel):
     model_config = ANSWERED
 
     id: str
-    at: datetime
+    at: Moment
     what: str = Field(description="ingest, messages added, layers derived, forget, correct...")
     surface: str = Field(description="python, cli, rest, mcp or background")
     caller: str | None = Field(default=None, description="a digest of the server token")

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable, Mapping, Sequence
+from importlib.metadata import version
 from typing import TYPE_CHECKING, Any
 
 from mcp.server import MCPServer
@@ -31,6 +32,7 @@ from graphmem.serve.tools import register_all
 if TYPE_CHECKING:  # the client (and the driver) load after the handshake
     from graphmem.client import Memory
 
+VERSION = version("graphmem")
 INSTRUCTIONS = (
     "Long-term memory of conversations, stored in a Neo4j graph. Store each message you "
     "receive or send with add_messages; before answering something that may depend on the "
@@ -106,10 +108,10 @@ def build_server(memory: Memory, spaces: Spaces,
     """An MCP server over ``memory`` that serves ``spaces`` only; with ``tokens`` (bearer
     token -> its spaces) every HTTP request must carry one, and may use its spaces only."""
     if tokens is None:
-        server = MCPServer("graphmem", instructions=INSTRUCTIONS)
+        server = MCPServer("graphmem", instructions=INSTRUCTIONS, version=VERSION)
     else:  # the SDK's resource-server settings: graphmem issues its tokens itself, so no
         #    authorization server or metadata route is announced
-        server = MCPServer("graphmem", instructions=INSTRUCTIONS,
+        server = MCPServer("graphmem", instructions=INSTRUCTIONS, version=VERSION,
                            token_verifier=BearerTokens(tokens),
                            auth=AuthSettings(issuer_url=AnyHttpUrl("http://127.0.0.1"),
                                              resource_server_url=None))

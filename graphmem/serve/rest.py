@@ -32,6 +32,7 @@ from graphmem.errors import (
     InputError,
     MissingLayerError,
     MixedModelsError,
+    NotFoundError,
     UnknownStrategyError,
 )
 from graphmem.serve.access import AccessError, Spaces, caller_id
@@ -45,6 +46,7 @@ log = logging.getLogger("graphmem.serve")
 # graphmem's errors as HTTP statuses (the first class that matches)
 STATUS: tuple[tuple[type[GraphmemError], int, str], ...] = (
     (AccessError, 403, "forbidden"),
+    (NotFoundError, 404, "not_found"),
     (InputError, 400, "input"),
     (UnknownStrategyError, 400, "input"),
     (MissingLayerError, 409, "missing_layer"),

@@ -102,7 +102,7 @@ def test_every_tool_in_process(memory: Memory, space: str) -> None:
     assert [c["conversation"] for c in out["conversations"].structured_content["result"]] == [
         "chat"]
     assert [m["id"] for m in out["messages"].structured_content["messages"]] == ["a2", "a1"]
-    unit = out["unit"].structured_content["result"]  # an optional result comes wrapped
+    unit = out["unit"].structured_content
     assert unit["kind"] == "Turn" and unit["source_turns"][0]["source_id"] == "a2"
     nothing = out["nothing"].structured_content  # an empty selection forgets nothing
     assert nothing["messages"] == 0 and "nothing was forgotten" in nothing["note"]
@@ -112,6 +112,44 @@ def test_every_tool_in_process(memory: Memory, space: str) -> None:
         ("a1", "My sister Lena moved to Braga last week.")]
     assert out["delete"].structured_content["result"] is True
     assert not memory.has_space(space)
+
+
+def test_the_tools_keep_to_their_declared_contract(memory: Memory, space: str) -> None:
+    """What MCP's specification and its official client read: each tool's annotations, a
+    closed input schema, arguments of the declared JSON types only, a version, and an unknown
+    unit an error rather than an empty success."""
+    server = build_server(memory, Spaces.of([space]))
+    memory.add_messages(space, "chat", [{"speaker": "Ana", "text": "Hi.", "id": "m1"}])
+
+    async def body(client: Client) -> dict[str, Any]:
+        return {"tools": {t.name: t for t in (await client.list_tools()).tools},
+                "version": client.server_info.version,
+                "yes": await client.call_tool("list_messages", {"conversation": "chat",
+                                                                "newest_first": "yes"}),
+                "number": await client.call_tool("list_messages", {"conversation": "chat",
+                                                                   "limit": "5"}),
+                "extra": await client.call_tool("list_messages", {"conversation": "chat",
+                                                                  "newest": True}),
+                "unknown": await client.call_tool("get_unit", {"id": "no-such-unit"}),
+                "fine": await client.call_tool("list_messages", {"conversation": "chat",
+                                                                 "newest_first": True})}
+
+    out = run(body, server)
+    assert out["version"] and out["version"][0].isdigit()
+    hints = {name: tool.annotations for name, tool in out["tools"].items()}
+    assert all(h is not None for h in hints.values())
+    assert {n for n, h in hints.items() if h.destructive_hint} == {
+        "forget_memory", "delete_space", "correct_message"}
+    assert {n for n, h in hints.items() if h.read_only_hint} == {
+        "search_memory", "answer_question", "list_spaces", "list_conversations",
+        "list_messages", "get_unit"}
+    assert all(t.input_schema.get("additionalProperties") is False
+               for t in out["tools"].values())
+    for refused, word in (("yes", "newest_first"), ("number", "limit"), ("extra", "newest")):
+        assert out[refused].is_error and word in out[refused].content[0].text, refused
+    assert out["unknown"].is_error and "no unit 'no-such-unit'" in out["unknown"].content[0].text
+    assert not out["fine"].is_error
+    assert [m["id"] for m in out["fine"].structured_content["messages"]] == ["m1"]
 
 
 def test_two_spaces_need_a_name(memory: Memory, space: str) -> None:

@@ -280,3 +280,37 @@ def test_a_hit_names_what_to_forget(server: tuple[str, str, str], memory: Memory
     assert (again["added"], again["skipped"], again["forgotten"]) == ([], ["a2"], ["a1"])
     texts = [m.text for m in memory.messages(space, where).messages]
     assert texts == ["My locker code is 3317."]  # the other message, once
+
+
+def test_the_schema_declares_what_the_server_answers(server: tuple[str, str, str],
+                                                     memory: Memory) -> None:
+    """The OpenAPI document declares every error answer and its body, so a generated client
+    types them; times are RFC 3339, with their offset; a conversation the space does not hold
+    (forgotten, or its space deleted) is 404, not an empty page."""
+    url, space, _ = server
+    alice = httpx.Client(base_url=url, headers={"Authorization": f"Bearer {ALICE}"},
+                         timeout=60)
+    schema = alice.get("/openapi.json").json()
+    search = schema["paths"]["/v1/spaces/{space}/search"]["post"]["responses"]
+    assert {"400", "401", "403", "404", "409", "413", "422", "500", "501", "503"} <= set(search)
+    assert search["422"]["content"]["application/json"]["schema"]["$ref"].endswith("/ErrorOut")
+    detail = schema["components"]["schemas"]["ErrorDetail"]
+    assert set(detail["required"]) == {"type", "message", "field"}
+    said = schema["components"]["schemas"]["StoredMessage"]["properties"]["said_at"]
+    assert {"type": "string", "format": "date-time"} in said["anyOf"]
+
+    alice.post(f"/v1/spaces/{space}/conversations/chat/messages", json={"messages": [
+        {"speaker": "Maya", "text": "The kiln is fired on Fridays.", "id": "k1",
+         "at": "2024-04-02T19:00:00"}]})
+    page = alice.get(f"/v1/spaces/{space}/conversations/chat/messages")
+    [message] = page.json()["messages"]
+    assert message["said_at"] == "2024-04-02T19:00:00+00:00"  # kept in UTC, sent with it
+    [change] = alice.get(f"/v1/spaces/{space}/history", params={"limit": 1}).json()
+    assert change["at"].endswith("+00:00")
+    missing = alice.get(f"/v1/spaces/{space}/conversations/nothing-here/messages")
+    assert missing.status_code == 404 and missing.json()["error"]["type"] == "not_found"
+    assert alice.delete(f"/v1/spaces/{space}").status_code == 200
+    gone = alice.get(f"/v1/spaces/{space}/conversations/chat/messages")
+    assert gone.status_code == 404 and "holds no conversation 'chat'" in gone.text
+    unit = alice.get(f"/v1/spaces/{space}/units/{quote('no-such-unit', safe='')}")
+    assert unit.status_code == 404

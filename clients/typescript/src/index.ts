@@ -71,7 +71,8 @@ export interface GraphmemOptions {
   fetch?: typeof globalThis.fetch;
 }
 
-/** An error answer of the server: its HTTP status, its type and the field it names. */
+/** An error answer of the server: its HTTP status, its type and the field it names; a server
+ * that cannot be reached is status 0, type "unavailable". */
 export class GraphmemError extends Error {
   constructor(
     readonly status: number,
@@ -113,7 +114,17 @@ export class Graphmem {
     if (options.token) {
       headers.Authorization = `Bearer ${options.token}`;
     }
-    this.api = createClient<paths>({ baseUrl: options.baseUrl, headers, fetch: options.fetch });
+    const send = options.fetch ?? globalThis.fetch;
+    // a server that cannot be reached is a GraphmemError too (status 0), not fetch's TypeError
+    const reaching = async (request: Request): Promise<Response> => {
+      try {
+        return await send(request);
+      } catch (cause) {
+        const why = cause instanceof Error ? (cause.cause instanceof Error ? cause.cause.message : cause.message) : String(cause);
+        throw new GraphmemError(0, "unavailable", `cannot reach the graphmem server at ${options.baseUrl}: ${why}`);
+      }
+    };
+    this.api = createClient<paths>({ baseUrl: options.baseUrl, headers, fetch: reaching });
   }
 
   /** The evidence for `question` in `space`, packed within `budget` tokens. */

@@ -185,7 +185,9 @@ test("a memory id forgets exactly its message, in whichever conversation holds i
   assert.ok(home, found);
   assert.deepEqual(locateMemory(SPACE, home), { conversation: "notes/home", message: "1" });
   assert.equal(await tools.forgetMemory.execute({ memoryIds: [home] }), "forgot 1 of 1 memories");
-  assert.deepEqual((await client.messages(SPACE, "notes/home")).messages, []);
+  // its only message gone, the conversation is gone with it: asking for it is a 404
+  await assert.rejects(client.messages(SPACE, "notes/home"),
+    (error: unknown) => error instanceof GraphmemError && error.status === 404 && error.type === "not_found");
   const locker = await client.messages(SPACE, "agent-2");
   assert.deepEqual(locker.messages.map((m) => m.text), ["My locker code is 3317."]);
 });
@@ -213,4 +215,12 @@ test("storeMessages with the whole history each turn: nothing twice, a forget st
 test("a token that cannot be a header is refused without being shown", () => {
   assert.throws(() => createGraphmem({ baseUrl: "http://127.0.0.1:9", token: "secret\nvalue" }),
     (error: unknown) => error instanceof GraphmemError && !error.message.includes("secret"));
+});
+
+test("a server that cannot be reached is a GraphmemError, not fetch's TypeError", async () => {
+  const port = await freePort(); // nothing listens there
+  const away = createGraphmem({ baseUrl: `http://127.0.0.1:${port}`, token: TOKEN });
+  await assert.rejects(away.spaces(), (error: unknown) =>
+    error instanceof GraphmemError && error.status === 0 && error.type === "unavailable" &&
+    error.message.includes(`127.0.0.1:${port}`));
 });

@@ -5,9 +5,10 @@ from __future__ import annotations
 from fastapi import APIRouter
 
 from graphmem.serve.deps import Caller, Counted, Memories, Searcher, named
+from graphmem.serve.errors_out import ERRORS
 from graphmem.serve.schemas import AddIn, AddOut, AnswerOut, QuestionIn, Refreshed, SearchOut
 
-router = APIRouter(prefix="/v1/spaces/{space}")
+router = APIRouter(prefix="/v1/spaces/{space}", responses=ERRORS)
 
 
 @router.post("/conversations/{conversation}/messages")

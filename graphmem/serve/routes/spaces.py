@@ -7,12 +7,13 @@ from datetime import datetime
 from fastapi import APIRouter
 
 from graphmem import __version__
-from graphmem.errors import InputError
+from graphmem.errors import NotFoundError
 from graphmem.models import MessagePage, SpaceChange, StoredConversation, StoredUnit
 from graphmem.serve.deps import Caller, Memories
+from graphmem.serve.errors_out import ERRORS
 from graphmem.serve.schemas import Deleted, SpaceOut
 
-router = APIRouter(prefix="/v1")
+router = APIRouter(prefix="/v1", responses=ERRORS)
 
 
 @router.get("/health")
@@ -42,9 +43,17 @@ def conversations(space: str, who: Caller, memory: Memories) -> list[StoredConve
 def messages(space: str, conversation: str, who: Caller, memory: Memories,
              since: datetime | None = None, limit: int = 100, newest_first: bool = False,
              cursor: int | None = None) -> MessagePage:
-    """One page of a conversation's messages (``next_cursor`` gives the next page)."""
-    return memory.messages(who.resolve(space), conversation, since=since, limit=limit,
+    """One page of a conversation's messages (``next_cursor`` gives the next page); a
+    conversation the space does not hold (never written, forgotten, or its space deleted) is
+    404."""
+    mine = who.resolve(space)
+    page = memory.messages(mine, conversation, since=since, limit=limit,
                            newest_first=newest_first, cursor=cursor)
+    if not page.messages and conversation not in {
+            c.conversation for c in memory.conversations(mine)}:
+        raise NotFoundError(f"space {space!r} holds no conversation {conversation!r}",
+                            field="conversation")
+    return page
 
 
 @router.get("/spaces/{space}/messages")
@@ -60,7 +69,7 @@ def unit(space: str, unit_id: str, who: Caller, memory: Memories) -> StoredUnit:
     """Any stored node by its id (URL-encoded), with the turns it comes from."""
     found = memory.unit(who.resolve(space), unit_id)
     if found is None:
-        raise InputError(f"space {space!r} holds no unit {unit_id!r}", field="unit_id")
+        raise NotFoundError(f"space {space!r} holds no unit {unit_id!r}", field="unit_id")
     return found
 
 

@@ -8,20 +8,43 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from mcp.server import MCPServer
+from mcp.types import ToolAnnotations
 
 from graphmem.serve.access import Spaces
 from graphmem.serve.tools import edits, memory, spaces
+from graphmem.serve.tools.common import tighten
 
 if TYPE_CHECKING:  # the client (and the driver) load after the handshake
     from graphmem.client import Memory
 
 GROUPS = (memory, spaces, edits)
 
+# what each tool does to memory, as MCP clients read it (a client may ask before a destructive
+# call, run read-only ones freely); every tool is named here (tests/integration/test_mcp.py)
+_READ = ToolAnnotations(readOnlyHint=True, openWorldHint=False)
+ANNOTATIONS = {
+    "search_memory": _READ, "list_spaces": _READ, "list_conversations": _READ,
+    "list_messages": _READ, "get_unit": _READ,
+    # it reads memory and asks the configured LLM, which is outside the server
+    "answer_question": ToolAnnotations(readOnlyHint=True, openWorldHint=True),
+    # a message sent again by its id changes nothing
+    "add_messages": ToolAnnotations(readOnlyHint=False, destructiveHint=False,
+                                    idempotentHint=True, openWorldHint=False),
+    "forget_memory": ToolAnnotations(readOnlyHint=False, destructiveHint=True,
+                                     idempotentHint=True, openWorldHint=False),
+    "correct_message": ToolAnnotations(readOnlyHint=False, destructiveHint=True,
+                                       idempotentHint=False, openWorldHint=False),
+    "delete_space": ToolAnnotations(readOnlyHint=False, destructiveHint=True,
+                                    idempotentHint=True, openWorldHint=False),
+}
+
 
 def register_all(server: MCPServer, store: Memory, allowed: Callable[[], Spaces]) -> None:
-    """Every group's tools on ``server``, over ``store``, for the spaces ``allowed`` gives."""
+    """Every group's tools on ``server``, over ``store``, for the spaces ``allowed`` gives;
+    each with its annotations, and arguments checked strictly (:func:`common.tighten`)."""
     for group in GROUPS:
         group.register(server, store, allowed)
+    tighten(server, ANNOTATIONS)
 
 
-__all__ = ["GROUPS", "register_all"]
+__all__ = ["ANNOTATIONS", "GROUPS", "register_all"]

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import functools
 import inspect
-from collections.abc import Callable
+import json
+from collections.abc import Callable, Mapping
 from typing import Annotated, Any, TypeVar
 
+from mcp.server import MCPServer
 from mcp.server.auth.middleware.auth_context import get_access_token
 from mcp.server.mcpserver.exceptions import ToolError
-from pydantic import BaseModel, Field
+from mcp.types import ToolAnnotations
+from pydantic import BaseModel, ConfigDict, Field
 
 from graphmem.errors import GraphmemError
 from graphmem.serve.access import Spaces, caller_id
@@ -60,3 +63,33 @@ def guard(call: Callable[[], Any]) -> Any:
             return call()
     except GraphmemError as exc:
         raise ToolError(str(exc)) from exc
+
+
+def tighten(server: MCPServer, annotations: Mapping[str, ToolAnnotations]) -> None:
+    """Give every tool of ``server`` its ``annotations`` and check its arguments as JSON
+    strictly: a value of the wrong JSON type (``"yes"`` for a boolean, ``"5"`` for a
+    number) and a name the tool does not take are refused, and the schema says so
+    (``additionalProperties: false``). The SDK's own leniency for clients that send a list
+    or an object as its JSON text stays (it parses those before validating)."""
+    for tool in server._tool_manager.list_tools():  # the SDK offers no public setter
+        if tool.name not in annotations:
+            raise KeyError(f"the MCP tool {tool.name!r} has no annotations")
+        tool.annotations = annotations[tool.name]
+        loose = tool.fn_metadata.arg_model
+        strict = _strict_model(loose)
+        tool.fn_metadata.arg_model = strict
+        tool.parameters = strict.model_json_schema(by_alias=True)
+
+
+def _strict_model(loose: type[BaseModel]) -> type[BaseModel]:
+    class Strict(loose):  # type: ignore[valid-type, misc]
+        model_config = ConfigDict(**{**loose.model_config, "extra": "forbid",
+                                     "title": loose.__name__})
+
+        @classmethod
+        def model_validate(cls, obj: Any, *args: Any, **kwargs: Any) -> Any:
+            # JSON values as JSON, strictly: dates still come as their ISO text
+            return cls.model_validate_json(json.dumps(obj), strict=True)
+
+    Strict.__name__ = Strict.__qualname__ = loose.__name__
+    return Strict

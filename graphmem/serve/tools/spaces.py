@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 from mcp.server import MCPServer
 
+from graphmem.errors import InputError
 from graphmem.models import MessagePage, StoredConversation, StoredUnit
 from graphmem.serve.schemas import SpaceOut
 from graphmem.serve.tools.common import Allowed, guard
@@ -40,10 +41,15 @@ def register(server: MCPServer, memory: Memory, allowed: Allowed) -> None:
             newest_first=newest_first, cursor=cursor))
 
     @server.tool()
-    def get_unit(id: str, space: str | None = None) -> StoredUnit | None:
+    def get_unit(id: str, space: str | None = None) -> StoredUnit:
         """Any stored piece of memory by its id (from a search hit or a message), with the
         messages it comes from."""
-        return guard(lambda: memory.unit(allowed().resolve(space), id))  # type: ignore[no-any-return]
+        def run() -> StoredUnit:
+            found = memory.unit(allowed().resolve(space), id)
+            if found is None:
+                raise InputError(f"no unit {id!r} in this space", field="id")
+            return found
+        return guard(run)  # type: ignore[no-any-return]
 
     @server.tool()
     def delete_space(space: str) -> bool:
