@@ -207,6 +207,12 @@ class GraphStore:
                 f"({type(exc).__name__}): start it with `graphmem neo4j start`, or check "
                 "GRAPHMEM_NEO4J_URI and GRAPHMEM_NEO4J_TIMEOUT") from exc
 
+    def reach(self) -> None:
+        """Make sure Neo4j answers (one clear ``DatabaseUnavailable`` when it does not), before
+        anything slow (loading the models) is begun."""
+        with self._session():
+            pass
+
     def read(self, name: str, **params: Any) -> list[dict[str, Any]]:
         """Run one named statement in a managed read transaction."""
         return self.read_tx(lambda tx: tx.run(name, **params), name)

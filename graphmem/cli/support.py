@@ -32,8 +32,16 @@ def settings_of(ctx: click.Context) -> Settings:
 @contextmanager
 def memory_of(ctx: click.Context, progress: bool = False) -> Iterator[Any]:
     from graphmem.client import Memory
+    from graphmem.store import GraphStore
 
-    with Memory(settings_of(ctx), progress=progress) as memory:
+    settings = settings_of(ctx)
+    store = GraphStore(settings)
+    try:
+        store.reach()  # Neo4j away is said at once, before any model loads
+    except BaseException:
+        store.close()
+        raise
+    with Memory(settings, store=store, progress=progress) as memory:
         yield memory
 
 

@@ -90,3 +90,18 @@ def test_delete_asks_or_refuses(memory: Memory, space: str, settings: Settings) 
     assert cli("delete", "--space", space, "--yes", **env)[0] == 0
     code, out = cli("delete", "--space", space, "--yes", **env)
     assert code == 1 and f"there is no space {space!r}" in out
+
+
+def test_a_command_says_neo4j_is_away_before_loading_any_model(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """`graphmem search` with Neo4j away answers from the connection alone: no embedder (nor
+    spaCy, which the search would load next) is made first."""
+    import graphmem.client
+
+    def no_model(*args: object, **kwargs: object) -> None:
+        raise AssertionError("a model was loaded before Neo4j was reached")
+
+    monkeypatch.setattr(graphmem.client, "configured_embedder", no_model)
+    uri = f"bolt://127.0.0.1:{free_port()}"
+    code, out = cli("search", "When did Caroline go?", "--space", "x", GRAPHMEM_NEO4J_URI=uri)
+    assert code == 4 and f"cannot reach Neo4j at {uri}" in out, out
