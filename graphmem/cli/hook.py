@@ -101,7 +101,8 @@ def _run(event: str | None, space: str, budget: int, connect_timeout: float,
     payload = read_payload(text)
     name = event_name(event, payload)
     if name in CAPTURE_EVENTS:
-        return _capture(name, payload, space, connect_timeout, deadline, url, local)
+        _capture(name, payload, space, connect_timeout, deadline, url, local)
+        return None
     if url:
         from graphmem.integrations.hook_rest import RestBackend
 

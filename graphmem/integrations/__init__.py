@@ -11,10 +11,11 @@ module                what it implements                           extra
 ``adk``               Google ADK's BaseMemoryService               ``graphmem[adk]``
 ``openai_agents``     OpenAI Agents SDK's Session; function tools  ``graphmem[openai-agents]``
 ``pydantic_ai``       tools; a history processor                   ``graphmem[pydantic-ai]``
+``agent_framework``   Microsoft Agent Framework's ContextProvider  ``graphmem[agent-framework]``
 ====================  ===========================================  ======================
 
 Importing this package imports no framework; each module imports its own.
 """
 
 ADAPTERS = ("langgraph", "langchain", "llamaindex", "autogen", "adk", "openai_agents",
-            "pydantic_ai")
+            "pydantic_ai", "agent_framework")

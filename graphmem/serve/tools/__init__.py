@@ -21,21 +21,21 @@ GROUPS = (memory, spaces, edits)
 
 # what each tool does to memory, as MCP clients read it (a client may ask before a destructive
 # call, run read-only ones freely); every tool is named here (tests/integration/test_mcp.py)
-_READ = ToolAnnotations(readOnlyHint=True, openWorldHint=False)
+_READ = ToolAnnotations(read_only_hint=True, open_world_hint=False)
 ANNOTATIONS = {
     "search_memory": _READ, "list_spaces": _READ, "list_conversations": _READ,
     "list_messages": _READ, "get_unit": _READ,
     # it reads memory and asks the configured LLM, which is outside the server
-    "answer_question": ToolAnnotations(readOnlyHint=True, openWorldHint=True),
+    "answer_question": ToolAnnotations(read_only_hint=True, open_world_hint=True),
     # a message sent again by its id changes nothing
-    "add_messages": ToolAnnotations(readOnlyHint=False, destructiveHint=False,
-                                    idempotentHint=True, openWorldHint=False),
-    "forget_memory": ToolAnnotations(readOnlyHint=False, destructiveHint=True,
-                                     idempotentHint=True, openWorldHint=False),
-    "correct_message": ToolAnnotations(readOnlyHint=False, destructiveHint=True,
-                                       idempotentHint=False, openWorldHint=False),
-    "delete_space": ToolAnnotations(readOnlyHint=False, destructiveHint=True,
-                                    idempotentHint=True, openWorldHint=False),
+    "add_messages": ToolAnnotations(read_only_hint=False, destructive_hint=False,
+                                    idempotent_hint=True, open_world_hint=False),
+    "forget_memory": ToolAnnotations(read_only_hint=False, destructive_hint=True,
+                                     idempotent_hint=True, open_world_hint=False),
+    "correct_message": ToolAnnotations(read_only_hint=False, destructive_hint=True,
+                                       idempotent_hint=False, open_world_hint=False),
+    "delete_space": ToolAnnotations(read_only_hint=False, destructive_hint=True,
+                                    idempotent_hint=True, open_world_hint=False),
 }
 
 

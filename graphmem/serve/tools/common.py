@@ -77,7 +77,7 @@ def tighten(server: MCPServer, annotations: Mapping[str, ToolAnnotations]) -> No
         tool.annotations = annotations[tool.name]
         loose = tool.fn_metadata.arg_model
         strict = _strict_model(loose)
-        tool.fn_metadata.arg_model = strict
+        tool.fn_metadata.arg_model = strict  # type: ignore[assignment]  # a subclass of it
         tool.parameters = strict.model_json_schema(by_alias=True)
 
 
