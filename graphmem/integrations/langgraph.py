@@ -202,13 +202,16 @@ def space_of(namespace: tuple[str, ...]) -> str:
 
 
 def encode(value: dict[str, Any]) -> str:
-    """The text a value is stored as: a lone ``content`` string as it is when the write path
-    keeps it so (no surrounding white space, not empty, no marker tag), else the value's JSON,
-    its ``<`` and ``>`` written as escapes so that no tag in it is taken for recalled context
-    and cut out (:mod:`graphmem.markers`): what ``get`` returns is what was put."""
+    """The text a value is stored as. A lone ``content`` string (a memory, as langmem's tools
+    write it) is stored as its text when the write path keeps it so, and when it holds
+    recalled context, which the write path cuts out as it does everywhere
+    (:mod:`graphmem.markers`: recalled context is never stored again). Any other value, and a
+    ``content`` with surrounding white space or none, is stored as its JSON, its ``<`` and ``>``
+    written as escapes so that no tag in the data is taken for recalled context: what ``get``
+    returns is what was put."""
     content = value.get("content") if len(value) == 1 else None
-    if (isinstance(content, str) and content and content == content.strip()
-            and not _is_object(content) and not _TAG.search(content)):
+    if isinstance(content, str) and not _is_object(content) and (
+            _TAG.search(content) or (content and content == content.strip())):
         return content
     text = json.dumps(value, ensure_ascii=False, default=str)
     return text.replace("<", "\\u003c").replace(">", "\\u003e")

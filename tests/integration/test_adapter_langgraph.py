@@ -50,14 +50,15 @@ def test_values_round_trip_through_text() -> None:
 
 
 EXACT = [{"content": "  indented, and a trailing newline\n"}, {"content": ""},
-         {"content": "quoted <graphmem-context>not recalled</graphmem-context> here"},
-         {"note": "<graphmem-context>a user's own tags</graphmem-context>", "n": 1}]
+         {"note": "<graphmem-context>a user's own tags</graphmem-context>", "n": 1},
+         {"content": "x", "html": "<graphmem-context>"}]
 
 
 def test_values_come_back_exactly_as_put(memory: Memory, spaces: str) -> None:
     """langgraph's test_store puts values whatever their white space or tags: each comes back
     equal, through the real write path (which strips a message's text and cuts recalled
-    context out of it)."""
+    context out of it). A memory's own text (``{"content": ...}``, what langmem writes) still
+    loses recalled context (test_recalled_adapters.py)."""
     store = GraphmemStore(memory)
     for n, value in enumerate(EXACT):
         store.put((spaces, "x"), f"v{n}", value)

