@@ -325,3 +325,48 @@ def test_search_then_forget_by_the_ids_it_shows(memory: Memory, space: str) -> N
     again = memory.add_messages(space, "a/b", [
         {"speaker": "Ann", "text": "My home address is 12 Rua Augusta.", "id": "1"}])
     assert again.forgotten == ["1"] and again.added == []
+
+
+def test_resources_and_a_prompt_stand_behind_what_is_advertised(memory: Memory,
+                                                                space: str) -> None:
+    """A client that lists resources or prompts finds real ones: the spaces, a space's
+    conversations and a conversation's latest messages, each under the server's space rule,
+    and a prompt that asks for a search first."""
+    server = build_server(memory, Spaces.of([space]))
+    memory.add_messages(space, "chat", [
+        {"speaker": "Ana", "text": "My sister Lena moved to Porto.", "id": "a1"},
+        {"speaker": "Bo", "text": "Porto is lovely in May.", "id": "a2"}])
+
+    async def body(client: Client) -> dict[str, Any]:
+        return {
+            "resources": (await client.list_resources()).resources,
+            "templates": (await client.list_resource_templates()).resource_templates,
+            "spaces": await client.read_resource("graphmem://spaces"),
+            "conversations": await client.read_resource(
+                f"graphmem://spaces/{space}/conversations"),
+            "chat": await client.read_resource(f"graphmem://spaces/{space}/conversations/chat"),
+            "prompts": (await client.list_prompts()).prompts,
+            "prompt": await client.get_prompt("answer_from_memory",
+                                              {"question": "Where does Lena live?"})}
+
+    out = run(body, server)
+    assert [r.uri for r in out["resources"]] == ["graphmem://spaces"]
+    assert {t.uri_template for t in out["templates"]} == {
+        "graphmem://spaces/{space}/conversations",
+        "graphmem://spaces/{space}/conversations/{conversation}"}
+    assert json.loads(out["spaces"].contents[0].text)[0]["space"] == space
+    assert json.loads(out["conversations"].contents[0].text)[0]["conversation"] == "chat"
+    assert out["chat"].contents[0].text == ("Ana: My sister Lena moved to Porto.\n"
+                                            "Bo: Porto is lovely in May.")
+    assert [p.name for p in out["prompts"]] == ["answer_from_memory"]
+    said = out["prompt"].messages[0].content.text
+    assert "search_memory" in said and "Where does Lena live?" in said
+
+    async def elsewhere(client: Client) -> str:
+        try:
+            await client.read_resource("graphmem://spaces/someone-else/conversations")
+        except Exception as exc:  # the server's refusal, as the client raises it
+            return str(exc)
+        return "read"
+
+    assert "'someone-else' is not served here" in run(elsewhere, server)

@@ -1,6 +1,7 @@
 """The MCP tools, one module per group of operations: remembering and recalling (``memory``),
 what a space holds (``spaces``), changing what it holds (``edits``). Each group's
-``register`` adds its tools to a server over one ``Memory``; ``common`` is what they share."""
+``register`` adds its tools to a server over one ``Memory``; ``common`` is what they share;
+``context`` adds the resources and the prompt the server advertises."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from mcp.server import MCPServer
 from mcp.types import ToolAnnotations
 
 from graphmem.serve.access import Spaces
-from graphmem.serve.tools import edits, memory, spaces
+from graphmem.serve.tools import context, edits, memory, spaces
 from graphmem.serve.tools.common import tighten
 
 if TYPE_CHECKING:  # the client (and the driver) load after the handshake
@@ -45,6 +46,7 @@ def register_all(server: MCPServer, store: Memory, allowed: Callable[[], Spaces]
     for group in GROUPS:
         group.register(server, store, allowed)
     tighten(server, ANNOTATIONS)
+    context.register(server, store, allowed)  # resources and a prompt: no tools
 
 
 __all__ = ["ANNOTATIONS", "GROUPS", "register_all"]
