@@ -117,7 +117,9 @@ def test_compact_leaves_no_forgotten_word_in_any_file(
     before = len(writer.acknowledged)
     result = CliRunner().invoke(main, ["neo4j", "compact", "--yes"], env=compact_env(settings))
     seen.set()
-    time.sleep(1.5)  # the writer finds the server back
+    at_end, deadline = len(writer.acknowledged), time.monotonic() + 60
+    while len(writer.acknowledged) == at_end and time.monotonic() < deadline:
+        time.sleep(0.2)  # the writer finds the server back (its pool reconnects first)
     writer.done.set()
     writer.join(30)
     writer.memory.close()
