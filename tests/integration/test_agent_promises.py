@@ -19,6 +19,8 @@ from types import SimpleNamespace
 from typing import Any
 
 import pytest
+from agent_framework import AgentSession, SessionContext
+from agent_framework import Message as AfMessage
 from autogen_core.memory import MemoryContent, MemoryMimeType
 from google.adk.events import Event
 from google.adk.sessions import Session
@@ -29,6 +31,7 @@ from pydantic_ai.messages import ModelRequest, ModelResponse, TextPart, UserProm
 
 from graphmem.client import Memory
 from graphmem.integrations.adk import GraphmemMemoryService
+from graphmem.integrations.agent_framework import GraphmemContextProvider
 from graphmem.integrations.autogen import GraphmemMemory
 from graphmem.integrations.core import AgentMemory
 from graphmem.integrations.hooks import Hook, LocalBackend
@@ -134,6 +137,16 @@ class PydanticAI(Driver):
         asyncio.run(store_run(self.agent(), SimpleNamespace(new_messages=lambda: said)))
 
 
+class AgentFramework(Driver):
+    def turn(self, history: list[tuple[int, str, str]]) -> None:  # each run's new messages
+        provider = GraphmemContextProvider(self.memory, self.space)
+        run = SessionContext(session_id=self.conversation, input_messages=[
+            AfMessage(role=role, contents=[text], message_id=f"af-{n}")
+            for n, role, text in self.new(history)])
+        asyncio.run(provider.after_run(agent=None, session=AgentSession(
+            session_id=self.conversation), context=run, state={}))
+
+
 class Hooks(Driver):
     def turn(self, history: list[tuple[int, str, str]]) -> None:  # the transcript so far
         path = self.tmp / "transcript.jsonl"
@@ -149,7 +162,7 @@ class Hooks(Driver):
 DRIVERS: dict[str, Callable[..., Driver]] = {
     "langgraph": LangGraph, "langchain": LangChain, "llamaindex": LlamaIndex,
     "autogen": AutoGen, "adk": Adk, "openai_agents": OpenAIAgents,
-    "pydantic_ai": PydanticAI, "hooks": Hooks}
+    "pydantic_ai": PydanticAI, "agent_framework": AgentFramework, "hooks": Hooks}
 
 
 @pytest.mark.parametrize("surface", list(DRIVERS))
