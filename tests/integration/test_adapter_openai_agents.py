@@ -4,50 +4,19 @@ model scripted (a Model that plays steps); real Neo4j."""
 from __future__ import annotations
 
 import asyncio
-import json
 from typing import Any
 
 import pytest
-from agents import Agent, Model, ModelResponse, Runner, Usage, set_tracing_disabled
+from agents import Agent, Runner, set_tracing_disabled
 from agents.models.fake_id import FAKE_RESPONSES_ID
-from openai.types.responses import (
-    ResponseFunctionToolCall,
-    ResponseOutputMessage,
-    ResponseOutputText,
-)
 
 from graphmem.client import Memory
 from graphmem.integrations.core import AgentMemory
 from graphmem.integrations.openai_agents import GraphmemSession, tools
 
+from scripted_agents import ScriptedModel
+
 pytestmark = pytest.mark.neo4j
-
-
-class ScriptedModel(Model):
-    """Plays ``steps``: a (name, args) pair calls a tool, a string replies."""
-
-    def __init__(self, steps: list[Any], ids: str | None = None) -> None:
-        self.steps = steps
-        self.inputs: list[Any] = []
-        self.ids = ids  # every output item's id, as Chat Completions models give them
-
-    async def get_response(self, system_instructions: Any, input: Any, *args: Any,
-                           **kwargs: Any) -> ModelResponse:
-        self.inputs.append(input)
-        step = self.steps.pop(0)
-        if isinstance(step, tuple):
-            out: Any = ResponseFunctionToolCall(type="function_call", name=step[0],
-                                                arguments=json.dumps(step[1]),
-                                                call_id=f"c{len(self.inputs)}")
-        else:
-            out = ResponseOutputMessage(
-                id=self.ids or f"msg-{len(self.inputs)}-{abs(hash(step))}", type="message",
-                role="assistant", status="completed",
-                content=[ResponseOutputText(type="output_text", text=step, annotations=[])])
-        return ModelResponse(output=[out], usage=Usage(), response_id=None)
-
-    def stream_response(self, *args: Any, **kwargs: Any) -> Any:
-        raise NotImplementedError
 
 
 def test_session_and_tools_in_the_runner(memory: Memory, space: str) -> None:

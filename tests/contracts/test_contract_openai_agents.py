@@ -10,11 +10,12 @@ from typing import Any
 
 from agents import Agent, RunConfig, Runner, set_tracing_disabled
 from agents.memory import SessionSettings
-from test_adapter_openai_agents import ScriptedModel
 
 from graphmem.client import Memory
 from graphmem.integrations.core import AgentMemory
 from graphmem.integrations.openai_agents import GraphmemSession
+
+from scripted_agents import ScriptedModel
 
 
 def contents(items: list[Any]) -> list[str]:
