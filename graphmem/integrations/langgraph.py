@@ -151,13 +151,10 @@ class GraphmemStore(BaseStore):
         result = self.memory.search(query, space=space, strategy=self.strategy,
                                     budget=self.budget)
         own = f"{conversation_id(space, self.conversation)}#"
-        scores: dict[str, float] = {}
-        by_id = {hit.id: hit for hit in result.hits}
-        for hit in (by_id[i] for i in result.included if i in by_id):
-            for turn, key in zip(hit.source_turn_ids, hit.source_ids, strict=False):
-                if turn.startswith(own):
-                    scores[key] = max(scores.get(key, hit.score), hit.score)
-        items = [item for item in (self._get(namespace, key) for key in scores)
+        keys = dict.fromkeys(key for hit in AgentMemory.fitted(result)
+                             for turn, key in zip(hit.source_turn_ids, hit.source_ids,
+                                                  strict=False) if turn.startswith(own))
+        items = [item for item in (self._get(namespace, key) for key in keys)
                  if item is not None]
         if not items:
             return []
