@@ -34,7 +34,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from graphmem import cypher
 from graphmem.config import Settings
@@ -180,7 +180,7 @@ def _rewrite(private: LocalNeo4j, folder: Path, report: CompactReport,
 def _restore(memory: Memory, path: Path, nodes: int, relationships: int) -> str:
     """Import one file; the reason it failed, or '' when the space is back whole."""
     try:
-        done: Any = memory.import_space(path)
+        done = memory.import_space(path)
     except Exception as exc:  # a bad file, a refused value: the other spaces go on
         return str(exc)
     if (done.nodes, done.relationships) != (nodes, relationships):
