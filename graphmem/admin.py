@@ -7,6 +7,7 @@ it uses the client's store, caches and projections.
 
 from __future__ import annotations
 
+import json
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from contextlib import nullcontext
@@ -255,6 +256,11 @@ def _plain(value: Any) -> Any:
     return value.to_native() if hasattr(value, "to_native") else value
 
 
+def _decoded(text: str | None) -> Any:
+    """A stored payload's JSON text as its value."""
+    return None if text is None else json.loads(text)
+
+
 _MESSAGE = ("id", "turn_id", "speaker", "text", "session", "seq")  # null: deleted mid-read
 
 
@@ -266,6 +272,7 @@ def message_page(space: str, conversation: str, rows: list[dict[str, Any]], limi
     shown = present(rows[:limit], _MESSAGE)
     page = [StoredMessage(id=r["id"], turn_id=r["turn_id"], speaker=r["speaker"],
                           text=r["text"], image_caption=r["image_caption"],
+                          payload=_decoded(r.get("payload")),
                           said_at=native_datetime(r["said_at"]), session=r["session"],
                           session_started_at=native_datetime(r["session_started_at"]))
             for r in shown]

@@ -100,3 +100,18 @@ def strip_text(text: str) -> tuple[str, int]:
     """One text with its marked blocks removed, and how many there were."""
     done = strip_marked([text])
     return done.texts[0], done.blocks
+
+
+def strip_value(value: object) -> tuple[object, int]:
+    """A JSON value (a message's payload) with the marked blocks removed from every string in
+    it, and how many there were; lists, objects (their keys as given) and other values keep
+    their shape."""
+    if isinstance(value, str):
+        return strip_text(value)
+    if isinstance(value, list):
+        done = [strip_value(v) for v in value]
+        return [v for v, _ in done], sum(n for _, n in done)
+    if isinstance(value, dict):
+        pairs = {k: strip_value(v) for k, v in value.items()}
+        return {k: v for k, (v, _) in pairs.items()}, sum(n for _, n in pairs.values())
+    return value, 0

@@ -38,6 +38,8 @@ class TurnRecord(BaseModel):
     image_url: str | None = None
     said_at: datetime | None = Field(default=None, description=(
         "when it was said, when the input tells (live messages do)"))
+    payload: str | None = Field(default=None, description=(
+        "a live message's payload as its JSON text (never searched; see Message.payload)"))
 
 
 def stored_turn(row: dict[str, Any]) -> TurnRecord:
@@ -155,6 +157,9 @@ class StoredMessage(BaseModel):
     speaker: str
     text: str
     image_caption: str | None = None
+    payload: Any = Field(default=None, description=(
+        "what the message's payload was when it was added (any JSON value; null when none was "
+        "given, or once the message was corrected)"))
     said_at: Moment | None = None
     session: str
     session_started_at: Moment | None = None

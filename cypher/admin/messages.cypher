@@ -11,6 +11,7 @@ WITH s, t
 ORDER BY CASE WHEN $newest_first THEN -t.seq ELSE t.seq END
 LIMIT $limit
 RETURN t.source_id AS id, t.id AS turn_id, t.seq AS seq, t.speaker AS speaker,
-       t.text AS text, t.image_caption AS image_caption, t.said_at AS said_at,
+       t.text AS text, t.image_caption AS image_caption, t.payload AS payload,
+       t.said_at AS said_at,
        s.key AS session,
        s.started_at AS session_started_at;

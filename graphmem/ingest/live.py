@@ -22,7 +22,7 @@ from pydantic import BaseModel, ConfigDict
 
 from graphmem.errors import InputError
 from graphmem.ids import conversation_id, forgotten_digest, session_id, turn_id
-from graphmem.ingest.inputs.fields import Where, key, kind, turn
+from graphmem.ingest.inputs.fields import Where, key, kind, payload, payload_json, turn
 from graphmem.ingest.layer import Job
 from graphmem.ingest.layers import layer_names
 from graphmem.markers import strip_marked
@@ -56,6 +56,10 @@ class Message(BaseModel):
     id: str | None = None  # when given, adding the same message again changes nothing
     at: datetime | None = None  # when it was said; None: now
     image_caption: str | None = None
+    # the caller's own record of the message (any JSON value, e.g. a framework's item): kept
+    # with its turn as given, returned with it, never searched or derived from; a correction
+    # drops it, since it would still say what the message said before
+    payload: Any = None
 
 
 
@@ -147,9 +151,10 @@ def parse_messages(messages: Sequence[Message | Mapping[str, Any]], max_chars: i
             raise InputError(f"the time {at.isoformat()} is more than a day ahead of now: a "
                              "message that late would hold its session open for every later "
                              "one", field=f"{where}.at")
+        kept = payload(fields.get("payload"), f"{where}.payload", max_chars)
         out.messages.append(Message(speaker=checked.speaker, text=checked.text, id=ident,
                                     at=naive_utc(at) if at is not None else now,
-                                    image_caption=checked.image_caption))
+                                    image_caption=checked.image_caption, payload=kept))
     return out
 
 
@@ -275,7 +280,9 @@ def _appended(session: SessionRecord, run: list[Message], start: int,
         taken.add(source)
         turns.append(TurnRecord(order=start + n, speaker=message.speaker, text=message.text,
                                 said_at=message.at, source_id=source,
-                                image_caption=message.image_caption))
+                                image_caption=message.image_caption,
+                                payload=None if message.payload is None
+                                else payload_json(message.payload)))
     return session.model_copy(update={"turns": tuple(turns)})
 
 

@@ -51,6 +51,9 @@ class MessageIn(BaseModel):
     at: datetime | None = Field(default=None,
                                 description="when it was said (ISO 8601); default: now")
     image_caption: str | None = Field(default=None, description="what a shared image shows")
+    payload: Any = Field(default=None, description=(
+        "your own record of the message (any JSON value, e.g. a framework's item): kept with "
+        "it as given and returned with it, never searched; a correction drops it"))
 
     def message(self) -> dict[str, Any]:
         """The fields given, for the same checks as the Python API's messages."""

@@ -19,7 +19,9 @@ from scripted_agents import ScriptedModel
 
 
 def contents(items: list[Any]) -> list[str]:
-    return [str(i.get("content")) for i in items]
+    """The text of each message item, given as a string or as output_text parts."""
+    return [c if isinstance(c := i.get("content"), str) else "".join(p["text"] for p in c)
+            for i in items]
 
 
 def test_items_added_come_back_and_clear_empties(memory: Memory, space: str) -> None:

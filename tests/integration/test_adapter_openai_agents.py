@@ -4,6 +4,8 @@ model scripted (a Model that plays steps); real Neo4j."""
 from __future__ import annotations
 
 import asyncio
+import copy
+import json
 from typing import Any
 
 import pytest
@@ -19,24 +21,42 @@ from scripted_agents import ScriptedModel
 pytestmark = pytest.mark.neo4j
 
 
+def said(item: dict[str, Any]) -> str:
+    """A message item's text, given as a string or as output_text parts."""
+    content = item["content"]
+    return content if isinstance(content, str) else "".join(p["text"] for p in content)
+
+
+class Recording(GraphmemSession):
+    """The session, keeping a copy of every item the SDK gave it."""
+
+    added: list[Any]
+
+    async def add_items(self, items: list[Any]) -> None:
+        self.added = [*getattr(self, "added", []), *copy.deepcopy(items)]
+        await super().add_items(items)
+
+
 def test_session_and_tools_in_the_runner(memory: Memory, space: str) -> None:
     set_tracing_disabled(True)
     first = AgentMemory(memory, space, "chat-1")
     second = AgentMemory(memory, space, "chat-2")
 
     async def go() -> None:
-        session = GraphmemSession(first)
+        session = Recording(first)
         agent = Agent(name="helper", model=ScriptedModel([
             ("remember", {"text": "The user's landlord is called Mr Okafor."}), "Noted."]),
             tools=tools(first))
         await Runner.run(agent, "My landlord is Mr Okafor.", session=session)
         items = await session.get_items()
-        # the SDK stores the input first, the tool's memory joins during the run, the answer
-        assert items == [{"role": "user", "content": "My landlord is Mr Okafor."},
-                         {"role": "assistant",
-                          "content": "The user's landlord is called Mr Okafor."},
-                         {"role": "assistant", "content": "Noted."}]
-        assert await session.get_items(limit=1) == [{"role": "assistant", "content": "Noted."}]
+        # what the SDK added comes back as it was added: the input first, the tool's memory
+        # (stored during the run), the call, its output and the answer
+        kinds = [i.get("type") for i in session.added]
+        assert kinds[1:] == ["function_call", "function_call_output", "message"]
+        remembered = {"role": "assistant", "content": "The user's landlord is called Mr Okafor."}
+        assert items == [session.added[0], remembered, *session.added[1:]]
+        assert items[-1]["content"][0]["text"] == "Noted."
+        assert await session.get_items(limit=1) == [session.added[-1]]
         await asyncio.to_thread(memory.flush)
 
         # another session of the same space: the session starts empty, the tools recall
@@ -51,10 +71,14 @@ def test_session_and_tools_in_the_runner(memory: Memory, space: str) -> None:
         ids = str(output).rsplit("memory ids: ", 1)[1].split(", ")
 
         # the history the session replays is the conversation's, in order
-        assert [i["content"] for i in await GraphmemSession(second).get_items()] == \
-            ["Who is my landlord?", "Mr Okafor."]
+        replayed = await GraphmemSession(second).get_items()
+        assert [i.get("type") for i in replayed] == [
+            None, "function_call", "function_call_output", "message"]
+        assert replayed[0] == {"role": "user", "content": "Who is my landlord?"}
+        assert replayed[1]["name"] == "search_memory"
         popped = await GraphmemSession(second).pop_item()
-        assert popped == {"role": "assistant", "content": "Mr Okafor."}
+        assert popped == replayed[-1]
+        assert popped["content"][0]["text"] == "Mr Okafor."
 
         agent = Agent(name="helper", model=ScriptedModel([
             ("forget_memory", {"memory_ids": ids}), "Done."]), tools=tools(second))
@@ -86,8 +110,8 @@ def test_every_reply_is_kept_when_the_model_gives_no_ids(memory: Memory, space: 
         return await session.get_items()
 
     items = asyncio.run(go())
-    assert [i["content"] for i in items] == ["Hi!", "Hello.", "I like tea.", "Noted: tea.",
-                                             "And cake.", "Noted: cake."]
+    assert [said(i) for i in items] == ["Hi!", "Hello.", "I like tea.", "Noted: tea.",
+                                        "And cake.", "Noted: cake."]
     assert all("sk-test" not in m.text for m in chat.messages())  # instructions are no memory
 
 
@@ -110,5 +134,33 @@ def test_replies_that_reuse_an_item_id_are_each_kept(memory: Memory, space: str)
         return await session.get_items()
 
     items = asyncio.run(go())
-    assert [i["content"] for i in items] == ["Hi!", "Hello.", "I like tea.", "Noted: tea.",
-                                             "And cake.", "Noted: cake."]
+    assert [said(i) for i in items] == ["Hi!", "Hello.", "I like tea.", "Noted: tea.",
+                                        "And cake.", "Noted: cake."]
+
+
+def test_a_tool_call_is_replayed_between_question_and_answer(memory: Memory,
+                                                             space: str) -> None:
+    """The next run's model sees the earlier run's call and output, in order and as added;
+    the output's recalled context is not stored again, in its text or in its item."""
+    set_tracing_disabled(True)
+    chat = AgentMemory(memory, space, "chat")
+    chat.add([{"speaker": "user", "text": "My sister Ada lives in Porto."}])
+
+    async def go() -> ScriptedModel:
+        session = Recording(chat)
+        agent = Agent(name="helper", model=ScriptedModel([
+            ("search_memory", {"query": "where does Ada live"}), "In Porto."]),
+            tools=tools(chat))
+        await Runner.run(agent, "Where does my sister live?", session=session)
+        later = ScriptedModel(["You asked about Ada."])
+        await Runner.run(Agent(name="helper", model=later), "What did I ask?", session=session)
+        return later
+
+    later = asyncio.run(go())
+    seen = [i.get("type") or i.get("role") for i in later.inputs[0]]
+    assert seen == ["user", "user", "function_call", "function_call_output", "message", "user"]
+    call, output = later.inputs[0][2], later.inputs[0][3]
+    assert call["name"] == "search_memory" and output["call_id"] == call["call_id"]
+    assert "<graphmem-context>" not in json.dumps(output) and "Porto" not in json.dumps(output)
+    stored = {m.speaker: m for m in chat.messages()}
+    assert stored["tool"].payload == output

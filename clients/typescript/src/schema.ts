@@ -569,6 +569,11 @@ export interface components {
              */
             image_caption?: string | null;
             /**
+             * Payload
+             * @description your own record of the message (any JSON value, e.g. a framework's item): kept with it as given and returned with it, never searched; a correction drops it
+             */
+            payload?: unknown;
+            /**
              * Role
              * @description a synonym of speaker
              */
@@ -774,6 +779,11 @@ export interface components {
             id: string;
             /** Image Caption */
             image_caption: string | null;
+            /**
+             * Payload
+             * @description what the message's payload was when it was added (any JSON value; null when none was given, or once the message was corrected)
+             */
+            payload: unknown;
             /** Said At */
             said_at: string | null;
             /** Session */

@@ -4,12 +4,13 @@ record and the field. The limits are listed in ``docs/formats.md``."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
 from graphmem.errors import InputError
-from graphmem.markers import strip_marked
+from graphmem.markers import strip_marked, strip_value
 from graphmem.models import ConversationRecord, IngestReport, SessionRecord, TurnRecord
 
 MAX_ID_CHARS = 200  # conversation, session and turn ids
@@ -218,3 +219,33 @@ def strip_recalled(records: Sequence[ConversationRecord],
             report.warnings.append(f"conversation {record.key!r} held only recalled context "
                                    "(marked <graphmem-context>): not stored")
     return out
+
+
+PAYLOAD_TIMES = 4  # a payload's JSON text may hold this many turns' characters
+
+
+def payload(value: Any, where: str, max_turn_chars: int) -> Any:
+    """A message's payload (any JSON value the caller keeps with it) checked, with the marked
+    blocks of recalled context removed from its strings; None for none."""
+    if value is None:
+        return None
+    value, _ = strip_value(value)
+    try:
+        text = payload_json(value)
+    except (TypeError, ValueError) as exc:
+        raise InputError(f"the payload is not JSON ({exc})", field=where) from exc
+    most = PAYLOAD_TIMES * max_turn_chars
+    if len(text) > most:
+        raise InputError(f"the payload's JSON text has {len(text):,} characters, more than "
+                         f"{most:,} ({PAYLOAD_TIMES} times GRAPHMEM_MAX_TURN_CHARS)", field=where)
+    return value
+
+
+def payload_json(value: Any) -> str:
+    """A payload's JSON text as stored (a lone surrogate kept as its escape)."""
+    text = json.dumps(value, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        text = json.dumps(value, allow_nan=False, separators=(",", ":"))
+    return text

@@ -114,7 +114,8 @@ class TurnsLayer(Layer[TurnsPayload]):
                     "id": tid, "session_id": sid, "speaker_id": speaker_id(space, turn.speaker),
                     "order": turn.order, "speaker": turn.speaker, "text": turn.text,
                     "source_id": turn.source_id, "image_caption": turn.image_caption,
-                    "image_url": turn.image_url, "said_at": turn.said_at})
+                    "image_url": turn.image_url, "said_at": turn.said_at,
+                    "payload": turn.payload})
                 texts[tid] = embedded_line(turn)
         payload.embeddings, payload.unchanged = self.embed_changed(space, texts, unit="turn")
         return payload
