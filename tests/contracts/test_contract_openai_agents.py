@@ -42,6 +42,16 @@ def test_items_added_come_back_and_clear_empties(memory: Memory, space: str) -> 
         assert await session.get_items(limit=-1) == []
         await session.clear_session()
         assert await session.get_items() == []
+        # any item comes back as it was added (the upstream suite compares whole items)
+        items = [{"role": "user", "content": "Weather in Paris?"},
+                 {"type": "function_call", "name": "weather", "arguments": '{"city": "Paris"}',
+                  "call_id": "call_1", "id": "fc_1"},
+                 {"type": "function_call_output", "call_id": "call_1", "output": "Sunny."},
+                 {"id": "msg_1", "type": "message", "role": "assistant", "status": "completed",
+                  "content": [{"type": "output_text", "text": "Sunny.", "annotations": []}]}]
+        await session.add_items(items)
+        assert await session.get_items() == items
+        assert await session.pop_item() == items[-1]
 
     asyncio.run(go())
 
