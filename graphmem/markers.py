@@ -115,3 +115,19 @@ def strip_value(value: object) -> tuple[object, int]:
         pairs = {k: strip_value(v) for k, v in value.items()}
         return {k: v for k, (v, _) in pairs.items()}, sum(n for _, n in pairs.values())
     return value, 0
+
+
+def recalled(pieces: Sequence[tuple[str, Sequence[str]]], budget: int | None = None) -> str:
+    """What a memory tool answers a model: the pieces of a context (each a unit's text and
+    the memory ids of the messages it comes from), numbered, in one marked block, then each
+    number's memory ids, so the model can tell which id to forget or correct. With
+    ``budget``, the marked block holds the first pieces that fit in that many tokens (the
+    marker and the numbers counted); "" when none does."""
+    lines = [f"[{n}] {text}" for n, (text, _) in enumerate(pieces, 1)]
+    while lines and budget is not None and count_tokens(mark("\n".join(lines))) > budget:
+        lines.pop()
+    if not lines:
+        return ""
+    ids = "; ".join(f"[{n}] {', '.join(dict.fromkeys(turns))}"
+                    for n, (_, turns) in enumerate(pieces[:len(lines)], 1))
+    return f"{mark(chr(10).join(lines))}\n\nmemory ids: {ids}"

@@ -123,6 +123,12 @@ class SearchResult(BaseModel):
         "why nothing was found when the reason is not the question: the space holds nothing "
         "(a misspelt name, or nothing stored yet)"))
 
+    def shown(self) -> list[tuple[str, list[str]]]:
+        """The context's units in the order it holds them, each with the memory ids (Turn
+        ids) of the messages it comes from."""
+        by_id = {hit.id: hit for hit in self.hits}
+        return [(by_id[i].text, by_id[i].source_turn_ids) for i in self.included if i in by_id]
+
 
 class Answer(BaseModel):
     question: str

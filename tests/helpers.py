@@ -175,3 +175,9 @@ def scripted_memory(memory: Any, server: ScriptedServer, tmp_path: Path) -> Any:
         "llm_max_attempts": 1})
     return Memory(settings, store=memory.store, embedder=memory.embedder,
                   llm=OpenAICompatibleLLM(settings))
+
+
+def memory_ids(tool_answer: str) -> list[str]:
+    """The memory ids a memory tool's answer lists after its numbered block, in order."""
+    listed = str(tool_answer).rsplit("memory ids: ", 1)[1]
+    return [i for entry in listed.split("; ") for i in entry.split("] ", 1)[1].split(", ")]

@@ -16,7 +16,7 @@ from typing import Any, ClassVar
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt
 
 from graphmem.ids import turn_parts
-from graphmem.markers import mark
+from graphmem.markers import mark, recalled
 from graphmem.models import (
     ANSWERED,
     Answer,
@@ -139,18 +139,18 @@ class SearchOut(Answered):
     note: str = Field(default="", description=(
         "why nothing was found when the reason is not the question (the space holds nothing)"))
 
-    def readable(self) -> str:
-        """The result as a model should read it: the marked context, then the memory ids of
-        the messages it shows (what forget_memory, correct_message and get_unit take)."""
-        if not self.context:
-            return self.note or "(nothing relevant remembered)"
-        ids = list(dict.fromkeys(t for hit in self.hits for t in hit.source_turn_ids))
-        return f"{self.marked_context}\n\nmemory ids: {', '.join(ids)}"
+    readable: str = Field(description=(
+        "the result as a memory tool answers a model: the context's pieces numbered in one "
+        "<graphmem-context> block that fits the budget (marker and numbers counted), then "
+        "each number's memory ids (what forget, correct and get_unit take); or why nothing "
+        "was found"))
 
     @classmethod
     def of(cls, result: SearchResult) -> SearchOut:
         shown = set(result.included)
+        readable = recalled(result.shown(), result.budget) if result.context else ""
         return cls(context=result.context, marked_context=mark(result.context),
+                   readable=readable or result.note or "(nothing relevant remembered)",
                    context_tokens=result.context_tokens,
                    tokenizer=result.tokenizer, omitted=result.omitted,
                    strategy=result.strategy, latency_ms=round(result.latency_ms, 1),

@@ -22,6 +22,8 @@ from graphmem.client import Memory
 from graphmem.ids import turn_parts
 from graphmem.integrations.agent_framework import RECALLED, GraphmemContextProvider, tools
 
+from helpers import memory_ids
+
 
 class ScriptedClient(FunctionInvocationLayer, BaseChatClient):  # type: ignore[misc]
     """Plays ``steps``: a (name, args) pair calls a tool, a string replies; keeps what it saw."""
@@ -90,7 +92,7 @@ def test_the_tools_in_the_loop_and_a_forget_that_sticks(memory: Memory, space: s
                       if c.type == "function_result")
         found = str(result.result)
         assert "4411" in found
-        ids = found.rsplit("memory ids: ", 1)[1].split(", ")
+        ids = memory_ids(found)
         forget = ScriptedClient([("forget_memory", {"memory_ids": ids}), "Forgotten."])
         await Agent(client=forget, tools=tools(chat)).run("Forget the garage code.")
         done = next(c for m in forget.seen[1] for c in m.contents if c.type == "function_result")

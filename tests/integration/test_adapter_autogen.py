@@ -22,6 +22,8 @@ from graphmem.integrations.autogen import GraphmemMemory, tools
 from graphmem.integrations.core import AgentMemory
 from graphmem.retrieve.packing import count_tokens
 
+from helpers import memory_ids
+
 pytestmark = pytest.mark.neo4j
 INFO: Any = {"vision": False, "function_calling": True, "json_output": False,
              "family": "unknown", "structured_output": False}
@@ -86,7 +88,7 @@ def test_assistant_agent_loop(memory: Memory, space: str) -> None:
         [executed] = [e for e in result.messages if isinstance(e, ToolCallExecutionEvent)]
         output = executed.content[0].content
         assert "Berlin marathon" in output
-        ids = output.rsplit("memory ids: ", 1)[1].split(", ")
+        ids = memory_ids(output)
 
         agent = AssistantAgent("helper", model_client=client(
             calls("forget_memory", {"memory_ids": ids}), "Forgotten."),

@@ -23,6 +23,7 @@ from graphmem.integrations.langchain import (
 )
 from graphmem.retrieve.packing import count_tokens
 
+from helpers import memory_ids
 from scripted import ScriptedChatModel, call, say
 
 pytestmark = pytest.mark.neo4j
@@ -114,7 +115,7 @@ def test_agent_remembers_finds_and_forgets(memory: Memory, space: str) -> None:
         {"messages": [HumanMessage("Which bike do I ride?")]})
     searched, recalled = [m for m in out["messages"] if isinstance(m, ToolMessage)]
     assert "Bianchi" in str(searched.content) and "Bianchi" in str(recalled.content)
-    ids = str(searched.content).rsplit("memory ids: ", 1)[1].split(", ")
+    ids = memory_ids(str(searched.content))
 
     model = ScriptedChatModel(steps=[call("forget_memory", {"memory_ids": ids}),
                                      say("Forgotten.")])

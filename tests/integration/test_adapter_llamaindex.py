@@ -19,6 +19,8 @@ from graphmem.integrations.llamaindex import GraphmemMemoryBlock, tools
 from graphmem.markers import CLOSE, OPEN
 from graphmem.retrieve.packing import count_tokens
 
+from helpers import memory_ids
+
 pytestmark = pytest.mark.neo4j
 Reply = Callable[[Sequence[ChatMessage]], ChatMessage]
 
@@ -89,7 +91,7 @@ def test_agent_remembers_in_one_run_and_recalls_in_the_next(memory: Memory,
     tool_result = " ".join(m.content or "" for m in seen[3] if m.role == MessageRole.TOOL)
     assert "Ines" in tool_result and "memory ids:" in tool_result
 
-    ids = tool_result.rsplit("memory ids: ", 1)[1].split(", ")
+    ids = memory_ids(tool_result)
     llm = scripted([call("forget_memory", {"memory_ids": ids}), say("Done.")], seen)
     run(FunctionAgent(tools=tools(agent_memory), llm=llm), "Forget it.")
     assert agent_memory.messages() == []

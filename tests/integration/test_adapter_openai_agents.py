@@ -16,6 +16,7 @@ from graphmem.client import Memory
 from graphmem.integrations.core import AgentMemory
 from graphmem.integrations.openai_agents import GraphmemSession, tools
 
+from helpers import memory_ids
 from scripted_agents import ScriptedModel
 
 pytestmark = pytest.mark.neo4j
@@ -68,7 +69,7 @@ def test_session_and_tools_in_the_runner(memory: Memory, space: str) -> None:
         output = next(i for i in model.inputs[1] if isinstance(i, dict)
                       and i.get("type") == "function_call_output")["output"]
         assert "Okafor" in str(output)
-        ids = str(output).rsplit("memory ids: ", 1)[1].split(", ")
+        ids = memory_ids(str(output))
 
         # the history the session replays is the conversation's, in order
         replayed = await GraphmemSession(second).get_items()

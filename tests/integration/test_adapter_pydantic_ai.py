@@ -24,6 +24,8 @@ from graphmem.integrations.core import AgentMemory
 from graphmem.integrations.pydantic_ai import HEADER, recall, store_run, tools
 from graphmem.retrieve.packing import count_tokens
 
+from helpers import memory_ids
+
 pytestmark = pytest.mark.neo4j
 
 
@@ -64,7 +66,7 @@ def test_agent_recalls_stores_and_forgets(memory: Memory, space: str) -> None:
         returned = [p.content for m in second if isinstance(m, ModelRequest) for p in m.parts
                     if isinstance(p, ToolReturnPart)]
         assert returned and "fesenjan" in str(returned[0])
-        ids = str(returned[0]).rsplit("memory ids: ", 1)[1].split(", ")
+        ids = memory_ids(str(returned[0]))
 
         agent = Agent(scripted([("forget_memory", {"memory_ids": ids}), "Done."], seen),
                       tools=tools(chat))

@@ -26,7 +26,7 @@ from graphmem.markers import OPEN
 from graphmem.serve.access import Spaces
 from graphmem.serve.mcp_tools import build_server
 
-from helpers import SAMPLE, free_port
+from helpers import SAMPLE, free_port, memory_ids
 
 TOOLS = {"add_messages", "search_memory", "answer_question", "list_spaces", "delete_space",
          "forget_memory", "list_conversations", "list_messages", "get_unit",
@@ -306,7 +306,7 @@ def test_search_then_forget_by_the_ids_it_shows(memory: Memory, space: str) -> N
         found = await client.call_tool("search_memory", {"question": "home address",
                                                          "budget": 300})
         text = found.content[0].text
-        ids = text.rsplit("memory ids: ", 1)[1].split(", ")
+        ids = memory_ids(text)
         home = [i for i in ids if "Rua" in memory.unit(space, i).properties["text"]]
         gone = await client.call_tool("forget_memory", {"memory_ids": home})
         bad = await client.call_tool("forget_memory", {"memory_ids": ["elsewhere/x#1"]})

@@ -2,7 +2,8 @@
 
 import re
 
-from graphmem.markers import CLOSE, OPEN, mark, strip_marked, strip_text
+from graphmem.markers import CLOSE, OPEN, mark, recalled, strip_marked, strip_text
+from graphmem.text import count_tokens
 
 
 def test_mark_wraps_and_empty_stays_empty() -> None:
@@ -55,3 +56,30 @@ def test_tags_match_ignoring_case_and_empty_input_stays() -> None:
     assert (text, n) == ("keep", 1)
     done = strip_marked(["", "  "])
     assert done.texts == ["", "  "] and done.emptied == []
+
+
+def test_a_tool_answer_numbers_its_lines_and_names_each_lines_ids() -> None:
+    answer = recalled([("[8 May 2023] Ada: I moved to Porto.", ["s/c#1"]),
+                       ("Ada moved to Porto; she likes it.", ["s/c#1", "s/c#2", "s/c#1"])])
+    block, ids = answer.split("\n\nmemory ids: ")
+    assert strip_text(block) == ("", 1)
+    assert block.splitlines()[1:3] == ["[1] [8 May 2023] Ada: I moved to Porto.",
+                                       "[2] Ada moved to Porto; she likes it."]
+    assert ids == "[1] s/c#1; [2] s/c#1, s/c#2"
+
+
+def test_a_tool_answer_fits_its_budget_marker_and_numbers_counted() -> None:
+    pieces = [(f"memory number {n} is here", [f"id{n}"]) for n in range(10)]
+    whole = recalled(pieces)
+    block = whole.split("\n\nmemory ids: ")[0]
+    for budget in range(count_tokens(block) + 2):
+        answer = recalled(pieces, budget)
+        if not answer:
+            assert budget < count_tokens(mark("[1] memory number 0 is here"))
+            continue
+        shown = answer.split("\n\nmemory ids: ")
+        assert count_tokens(shown[0]) <= budget
+        kept = shown[0].count("memory number")
+        assert shown[1].count("id") == kept  # the ids of the lines shown, no others
+        one_more = recalled(pieces[:kept + 1]).split("\n\nmemory ids: ")[0]
+        assert kept == len(pieces) or count_tokens(one_more) > budget  # as many as fit

@@ -104,7 +104,7 @@ export function graphmemTools<Schema = JsonSchema>(
   const searchMemory: MemoryTool<{ query: string; maxTokens?: number }, Schema> = {
     description:
       "Search long-term memory for what was said before that bears on the query: dated " +
-      "memories within a token budget, then the ids of the memories shown.",
+      "memories within a token budget, each numbered, then each number's memory ids.",
     inputSchema: wrapSchema({
       type: "object",
       properties: {
@@ -119,11 +119,8 @@ export function graphmemTools<Schema = JsonSchema>(
         budget: maxTokens ?? scope.budget,
         strategy: scope.strategy,
       });
-      if (!found.context) {
-        return "(nothing relevant remembered)";
-      }
-      const ids = [...new Set(found.hits.flatMap((hit) => hit.source_turn_ids))];
-      return `${found.marked_context}\n\nmemory ids: ${ids.join(", ")}`;
+      // the server renders the answer, numbered lines and their ids, within the budget
+      return found.readable;
     },
   };
   const remember: MemoryTool<{ text: string }, Schema> = {

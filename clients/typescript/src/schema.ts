@@ -667,6 +667,11 @@ export interface components {
              * @description pieces retrieved that did not fit the budget
              */
             omitted: number;
+            /**
+             * Readable
+             * @description the result as a memory tool answers a model: the context's pieces numbered in one <graphmem-context> block that fits the budget (marker and numbers counted), then each number's memory ids (what forget, correct and get_unit take); or why nothing was found
+             */
+            readable: string;
             /** Strategy */
             strategy: string;
             /**

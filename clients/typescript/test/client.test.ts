@@ -180,7 +180,8 @@ test("a memory id forgets exactly its message, in whichever conversation holds i
   ]);
   const tools = graphmemTools(client, { space: SPACE, conversation: "agent-2" });
   const found = await tools.searchMemory.execute({ query: "my home address" });
-  const ids = found.split("memory ids: ")[1].split(", ");
+  // numbered lines, then each number's ids: "[1] a; [2] b, c"
+  const ids = found.split("memory ids: ")[1].split("; ").flatMap((e) => e.split("] ")[1].split(", "));
   const home = ids.find((id) => locateMemory(SPACE, id)?.conversation === "notes/home");
   assert.ok(home, found);
   assert.deepEqual(locateMemory(SPACE, home), { conversation: "notes/home", message: "1" });

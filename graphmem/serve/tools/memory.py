@@ -37,7 +37,7 @@ def register(server: MCPServer, memory: Memory, allowed: Allowed) -> None:
             space=allowed().resolve(space), **body.arguments())))
         # what a model reads: the marked context and the ids to act on, not the context
         # again in every hit; the whole result stays in the structured content
-        return CallToolResult(content=[TextContent(type="text", text=found.readable())],
+        return CallToolResult(content=[TextContent(type="text", text=found.readable)],
                               structured_content=found.model_dump(mode="json"))
 
     @server.tool()
