@@ -38,8 +38,7 @@ class TurnRecord(BaseModel):
     image_url: str | None = None
     said_at: datetime | None = Field(default=None, description=(
         "when it was said, when the input tells (live messages do)"))
-    payload: str | None = Field(default=None, description=(
-        "a live message's payload as its JSON text (never searched; see Message.payload)"))
+    payload: str | None = Field(default=None, description="a live message's payload, as JSON")
 
 
 def stored_turn(row: dict[str, Any]) -> TurnRecord:
@@ -124,8 +123,7 @@ class SearchResult(BaseModel):
         "(a misspelt name, or nothing stored yet)"))
 
     def shown(self) -> list[tuple[str, list[str]]]:
-        """The context's units in the order it holds them, each with the memory ids (Turn
-        ids) of the messages it comes from."""
+        """The context's units in its order, each with its messages' memory (Turn) ids."""
         by_id = {hit.id: hit for hit in self.hits}
         return [(by_id[i].text, by_id[i].source_turn_ids) for i in self.included if i in by_id]
 
@@ -164,8 +162,7 @@ class StoredMessage(BaseModel):
     text: str
     image_caption: str | None = None
     payload: Any = Field(default=None, description=(
-        "what the message's payload was when it was added (any JSON value; null when none was "
-        "given, or once the message was corrected)"))
+        "the payload it was added with (any JSON value; null: none, or corrected since)"))
     said_at: Moment | None = None
     session: str
     session_started_at: Moment | None = None

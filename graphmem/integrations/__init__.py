@@ -12,6 +12,7 @@ module                what it implements                           extra
 ``openai_agents``     OpenAI Agents SDK's Session; function tools  ``graphmem[openai-agents]``
 ``pydantic_ai``       tools; a history processor                   ``graphmem[pydantic-ai]``
 ``agent_framework``   Microsoft Agent Framework's ContextProvider  ``graphmem[agent-framework]``
+``strands``           Strands Agents' MemoryStore                  ``graphmem[strands]``
 ====================  ===========================================  ======================
 
 Importing this package imports no framework; each module imports its own.
@@ -19,3 +20,6 @@ Importing this package imports no framework; each module imports its own.
 
 ADAPTERS = ("langgraph", "langchain", "llamaindex", "autogen", "adk", "openai_agents",
             "pydantic_ai", "agent_framework")
+# adapters whose framework cannot be installed beside graphmem[server] (an older MCP pinned):
+# tested in an environment of their own (tests/apart/)
+APART = ("strands",)

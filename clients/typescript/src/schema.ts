@@ -786,7 +786,7 @@ export interface components {
             image_caption: string | null;
             /**
              * Payload
-             * @description what the message's payload was when it was added (any JSON value; null when none was given, or once the message was corrected)
+             * @description the payload it was added with (any JSON value; null: none, or corrected since)
              */
             payload: unknown;
             /** Said At */
