@@ -12,6 +12,7 @@ module                what it implements                           extra
 ``openai_agents``     OpenAI Agents SDK's Session; function tools  ``graphmem[openai-agents]``
 ``pydantic_ai``       tools; a history processor                   ``graphmem[pydantic-ai]``
 ``agent_framework``   Microsoft Agent Framework's ContextProvider  ``graphmem[agent-framework]``
+``crewai``            CrewAI's unified Memory                      ``graphmem[crewai]``
 ``strands``           Strands Agents' MemoryStore                  ``graphmem[strands]``
 ====================  ===========================================  ======================
 
@@ -22,4 +23,4 @@ ADAPTERS = ("langgraph", "langchain", "llamaindex", "autogen", "adk", "openai_ag
             "pydantic_ai", "agent_framework")
 # adapters whose framework cannot be installed beside graphmem[server] (an older MCP pinned):
 # tested in an environment of their own (tests/apart/)
-APART = ("strands",)
+APART = ("crewai", "strands")
