@@ -16,6 +16,7 @@ from typing import Any, ClassVar
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt
 
 from graphmem.ids import turn_parts
+from graphmem.ingest.inputs.fields import MAX_ID_CHARS, MAX_NAME_CHARS
 from graphmem.markers import mark, recalled
 from graphmem.models import (
     ANSWERED,
@@ -36,6 +37,17 @@ class Answered(BaseModel):
     model_config = ANSWERED
 
 
+def checked(**schema: Any) -> dict[str, Any]:  # a field's json_schema_extra
+    """A field's limits as its JSON schema states them, for generated clients; graphmem's own
+    checks enforce them, so a request beyond one is refused with the error they give (400,
+    naming the field), not a schema validator's."""
+    return schema
+
+
+NAME = checked(minLength=1, maxLength=MAX_NAME_CHARS)  # a speaker's name
+KEY = checked(minLength=1, maxLength=MAX_ID_CHARS)  # a message, session or conversation key
+
+
 class MessageIn(BaseModel):
     """A message to remember, in the shape the Python API takes: ``speaker`` / ``text`` or
     their OpenAI-style synonyms ``role`` / ``content`` (one of each pair, not both)."""
@@ -43,11 +55,14 @@ class MessageIn(BaseModel):
     model_config = ConfigDict(extra="allow")  # the other synonyms the Python API takes too
 
     speaker: str | None = Field(default=None, description=(
-        "who said it: a person's name, or 'user' / 'assistant' (or give role)"))
-    role: str | None = Field(default=None, description="a synonym of speaker")
+        "who said it: a person's name, or 'user' / 'assistant' (or give role)"),
+        json_schema_extra=NAME)
+    role: str | None = Field(default=None, description="a synonym of speaker",
+                             json_schema_extra=NAME)
     text: str | None = Field(default=None, description="what was said (or give content)")
     content: str | None = Field(default=None, description="a synonym of text")
-    id: str | None = Field(default=None, description="a stable id: adding it again is a no-op")
+    id: str | None = Field(default=None, description="a stable id: adding it again is a no-op",
+                           json_schema_extra=KEY)
     at: datetime | None = Field(default=None,
                                 description="when it was said (ISO 8601); default: now")
     image_caption: str | None = Field(default=None, description="what a shared image shows")
@@ -78,11 +93,13 @@ class OperationIn(BaseModel):
 class AddIn(OperationIn):
     routing: ClassVar[tuple[str, ...]] = ("conversation",)
 
-    messages: list[MessageIn] = Field(description="the messages, in the order they were said")
+    messages: list[MessageIn] = Field(description="the messages, in the order they were said",
+                                      json_schema_extra=checked(minItems=1))
     conversation: str | None = Field(default=None, description=(
         "the conversation, for the route without it in the path (any key, '/' included)"))
     session: str | None = Field(default=None, description="a session key; default: the open "
-                                "session, or a new one after the configured silence")
+                                "session, or a new one after the configured silence",
+                                json_schema_extra=KEY)
 
     def arguments(self) -> dict[str, Any]:
         given = super().arguments()
@@ -90,12 +107,15 @@ class AddIn(OperationIn):
 
 
 class QuestionIn(OperationIn):
-    question: str = Field(description="the question, in the user's words")
+    question: str = Field(description="the question, in the user's words",
+                          json_schema_extra=checked(minLength=1))
     strategy: str | None = Field(default=None, description="default: graphmem")
     budget: StrictInt | None = Field(default=None, description=(
-        "context tokens, a whole number (true or 1000.0 are refused); default: 1000"))
+        "context tokens, a whole number (true or 1000.0 are refused); default: 1000"),
+        json_schema_extra=checked(minimum=1))
     max_tokens: StrictInt | None = Field(default=None, description=(
-        "another name for budget (give one, or both equal)"))
+        "another name for budget (give one, or both equal)"),
+        json_schema_extra=checked(minimum=1))
 
 
 class HitOut(Answered):
@@ -253,8 +273,10 @@ class ForgetOut(Answered):
 
 
 class CorrectIn(OperationIn):
-    turn_id: str = Field(description="the stored message's turn id (a hit's source_turn_ids)")
-    text: str = Field(description="what the message says now")
+    turn_id: str = Field(description="the stored message's turn id (a hit's source_turn_ids)",
+                         json_schema_extra=checked(minLength=1))
+    text: str = Field(description="what the message says now",
+                      json_schema_extra=checked(minLength=1))
     keep_old: StrictBool = Field(default=True, description=(
         "keep the old text on the turn as a revision; false: it is gone everywhere"))
 

@@ -13,6 +13,7 @@ import sys
 import time
 from collections.abc import Awaitable, Callable, Iterator
 from typing import Any
+from urllib.parse import quote
 
 import httpx2
 import pytest
@@ -370,3 +371,25 @@ def test_resources_and_a_prompt_stand_behind_what_is_advertised(memory: Memory,
         return "read"
 
     assert "'someone-else' is not served here" in run(elsewhere, server)
+
+
+def test_resources_name_a_space_and_a_conversation_holding_a_slash(memory: Memory,
+                                                                   space: str) -> None:
+    """An adapter's space (labels joined by '/') and a conversation key with '/' are named in
+    a resource's URI percent-encoded, each part as one."""
+    nested = f"{space}/bank"
+    server = build_server(memory, Spaces.of([nested]))
+    memory.add_messages(nested, "notes/home", [{"speaker": "Ana", "text": "I rent in Porto."}])
+    where = f"graphmem://spaces/{quote(nested, safe='')}/conversations"
+
+    async def body(client: Client) -> tuple[str, str]:
+        listed = await client.read_resource(where)
+        messages = await client.read_resource(f"{where}/{quote('notes/home', safe='')}")
+        return listed.contents[0].text, messages.contents[0].text
+
+    try:
+        listed, messages = run(body, server)
+        assert json.loads(listed)[0]["conversation"] == "notes/home"
+        assert messages == "Ana: I rent in Porto."
+    finally:
+        memory.delete_space(nested)

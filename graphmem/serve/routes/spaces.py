@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Annotated
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Query
 
 from graphmem import __version__
+from graphmem.admin import MAX_PAGE
 from graphmem.errors import NotFoundError
 from graphmem.models import MessagePage, SpaceChange, StoredConversation, StoredUnit
 from graphmem.serve.deps import Caller, Memories
@@ -14,6 +16,8 @@ from graphmem.serve.errors_out import ERRORS
 from graphmem.serve.schemas import Deleted, SpaceOut
 
 router = APIRouter(prefix="/v1", responses=ERRORS)
+# a page's size as the schema states it; Memory's own check refuses the rest, naming ``limit``
+Page = Annotated[int, Query(json_schema_extra={"minimum": 1, "maximum": MAX_PAGE})]
 
 
 @router.get("/health")
@@ -41,7 +45,7 @@ def conversations(space: str, who: Caller, memory: Memories) -> list[StoredConve
 
 @router.get("/spaces/{space}/conversations/{conversation}/messages")
 def messages(space: str, conversation: str, who: Caller, memory: Memories,
-             since: datetime | None = None, limit: int = 100, newest_first: bool = False,
+             since: datetime | None = None, limit: Page = 100, newest_first: bool = False,
              cursor: int | None = None) -> MessagePage:
     """One page of a conversation's messages (``next_cursor`` gives the next page); a
     conversation the space does not hold (never written, forgotten, or its space deleted) is
@@ -58,7 +62,7 @@ def messages(space: str, conversation: str, who: Caller, memory: Memories,
 
 @router.get("/spaces/{space}/messages")
 def messages_of(space: str, conversation: str, who: Caller, memory: Memories,
-                since: datetime | None = None, limit: int = 100, newest_first: bool = False,
+                since: datetime | None = None, limit: Page = 100, newest_first: bool = False,
                 cursor: int | None = None) -> MessagePage:
     """The same page, the conversation given as a query parameter."""
     return messages(space, conversation, who, memory, since, limit, newest_first, cursor)
@@ -74,6 +78,6 @@ def unit(space: str, unit_id: str, who: Caller, memory: Memories) -> StoredUnit:
 
 
 @router.get("/spaces/{space}/history")
-def history(space: str, who: Caller, memory: Memories, limit: int = 100) -> list[SpaceChange]:
+def history(space: str, who: Caller, memory: Memories, limit: Page = 100) -> list[SpaceChange]:
     """What changed in the space, newest first (kinds and counts, never content)."""
     return memory.history(who.resolve(space), limit=limit)

@@ -43,7 +43,7 @@ def register(server: MCPServer, memory: Memory, allowed: Allowed) -> None:
     @server.resource("graphmem://spaces/{space}/conversations", name="conversations",
                      mime_type="application/json",
                      description="A space's conversations: sessions, messages, first and last "
-                     "session.")
+                     "session. Percent-encode a '/' in the space (alice%2Fbank).")
     def conversations(space: str) -> str:
         found = read(lambda: memory.conversations(allowed().resolve(space)))
         return json.dumps([c.model_dump(mode="json") for c in found])
@@ -51,7 +51,7 @@ def register(server: MCPServer, memory: Memory, allowed: Allowed) -> None:
     @server.resource("graphmem://spaces/{space}/conversations/{conversation}",
                      name="conversation", mime_type="text/plain",
                      description=f"A conversation's latest {LATEST} messages, one a line, "
-                     "oldest first.")
+                     "oldest first. Percent-encode a '/' in the space or the conversation.")
     def conversation(space: str, conversation: str) -> str:
         page = read(lambda: memory.messages(allowed().resolve(space), conversation,
                                              limit=LATEST, newest_first=True))
