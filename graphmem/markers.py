@@ -117,12 +117,16 @@ def strip_value(value: object) -> tuple[object, int]:
     return value, 0
 
 
-def recalled(pieces: Sequence[tuple[str, Sequence[str]]], budget: int | None = None) -> str:
+def recalled(pieces: Sequence[tuple[str, Sequence[str]]], budget: int | None = None,
+             asked: str = "") -> str:
     """What a memory tool answers a model: the pieces of a context (each a unit's text and
     the memory ids of the messages it comes from), numbered, in one marked block, then each
-    number's memory ids, so the model can tell which id to forget or correct. With
+    number's memory ids, so the model can tell which id to forget or correct. A piece that is
+    one message saying just what was ``asked`` (the question itself, stored before the model
+    called the tool) is left out: it tells the model nothing it has not got. With
     ``budget``, the marked block holds the first pieces that fit in that many tokens (the
     marker and the numbers counted); "" when none does."""
+    pieces = [p for p in pieces if len(p[1]) != 1 or not _says(p[0], asked)]
     lines = [f"[{n}] {text}" for n, (text, _) in enumerate(pieces, 1)]
     while lines and budget is not None and count_tokens(mark("\n".join(lines))) > budget:
         lines.pop()
@@ -131,3 +135,13 @@ def recalled(pieces: Sequence[tuple[str, Sequence[str]]], budget: int | None = N
     ids = "; ".join(f"[{n}] {', '.join(dict.fromkeys(turns))}"
                     for n, (_, turns) in enumerate(pieces[:len(lines)], 1))
     return f"{mark(chr(10).join(lines))}\n\nmemory ids: {ids}"
+
+
+def _says(line: str, asked: str) -> bool:
+    """Whether a context's line says ``asked`` and nothing else (its day and speaker aside):
+    the same words, ignoring case and punctuation."""
+    said, words = re.findall(r"\w+", line.casefold()), re.findall(r"\w+", asked.casefold())
+    return bool(words) and said[-len(words):] == words and len(said) - len(words) <= _HEAD
+
+
+_HEAD = 6  # words before a message's text in its line: the day (3) and a speaker's name

@@ -188,10 +188,7 @@ class AgentMemory:
                 return "(no memories yet)"
             total = max_tokens or self.budget or self.memory.settings.default_budget
             result = self.search(query, budget=max(1, self.inner(total)))
-            # a message that says just what was asked (the question itself, stored before
-            # the model called the tool) tells the model nothing it has not got
-            pieces = [p for p in result.shown() if len(p[1]) != 1 or not _says(p[0], query)]
-            return recalled(pieces, total) or "(nothing relevant remembered)"
+            return recalled(result.shown(), total, query) or "(nothing relevant remembered)"
         return search_memory
 
     def remember_tool(self) -> Callable[..., str]:
@@ -213,16 +210,6 @@ class AgentMemory:
             said = f"forgot {gone} of {len(memory_ids)} memories"
             return f"{said}; no memory has the id {', '.join(unknown)}" if unknown else said
         return forget_memory
-
-
-def _says(line: str, query: str) -> bool:
-    """Whether a context's line is one message saying ``query`` and nothing else (its day and
-    speaker aside): the same words, ignoring case and punctuation."""
-    said, asked = re.findall(r"\w+", line.casefold()), re.findall(r"\w+", query.casefold())
-    return bool(asked) and said[-len(asked):] == asked and len(said) - len(asked) <= _HEAD
-
-
-_HEAD = 6  # words before a message's text in its line: the day (3) and a speaker's name
 
 
 # what a label may not hold as it is in a space id: the joint, the escape, control characters

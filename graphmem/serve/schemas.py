@@ -14,6 +14,7 @@ from datetime import datetime
 from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt
+from pydantic.json_schema import JsonDict
 
 from graphmem.ids import turn_parts
 from graphmem.ingest.inputs.fields import MAX_ID_CHARS, MAX_NAME_CHARS
@@ -37,15 +38,10 @@ class Answered(BaseModel):
     model_config = ANSWERED
 
 
-def checked(**schema: Any) -> dict[str, Any]:  # a field's json_schema_extra
-    """A field's limits as its JSON schema states them, for generated clients; graphmem's own
-    checks enforce them, so a request beyond one is refused with the error they give (400,
-    naming the field), not a schema validator's."""
-    return schema
-
-
-NAME = checked(minLength=1, maxLength=MAX_NAME_CHARS)  # a speaker's name
-KEY = checked(minLength=1, maxLength=MAX_ID_CHARS)  # a message, session or conversation key
+# limits as the schema states them, for generated clients; graphmem's own checks enforce them,
+# so a request past one is refused with their error (400, naming the field), not a validator's
+NAME: JsonDict = {"minLength": 1, "maxLength": MAX_NAME_CHARS}  # a speaker's name
+KEY: JsonDict = {"minLength": 1, "maxLength": MAX_ID_CHARS}  # a message or session key
 
 
 class MessageIn(BaseModel):
@@ -94,7 +90,7 @@ class AddIn(OperationIn):
     routing: ClassVar[tuple[str, ...]] = ("conversation",)
 
     messages: list[MessageIn] = Field(description="the messages, in the order they were said",
-                                      json_schema_extra=checked(minItems=1))
+                                      json_schema_extra={"minItems": 1})
     conversation: str | None = Field(default=None, description=(
         "the conversation, for the route without it in the path (any key, '/' included)"))
     session: str | None = Field(default=None, description="a session key; default: the open "
@@ -108,14 +104,14 @@ class AddIn(OperationIn):
 
 class QuestionIn(OperationIn):
     question: str = Field(description="the question, in the user's words",
-                          json_schema_extra=checked(minLength=1))
+                          json_schema_extra={"minLength": 1})
     strategy: str | None = Field(default=None, description="default: graphmem")
     budget: StrictInt | None = Field(default=None, description=(
         "context tokens, a whole number (true or 1000.0 are refused); default: 1000"),
-        json_schema_extra=checked(minimum=1))
+        json_schema_extra={"minimum": 1})
     max_tokens: StrictInt | None = Field(default=None, description=(
         "another name for budget (give one, or both equal)"),
-        json_schema_extra=checked(minimum=1))
+        json_schema_extra={"minimum": 1})
 
 
 class HitOut(Answered):
@@ -168,7 +164,8 @@ class SearchOut(Answered):
     @classmethod
     def of(cls, result: SearchResult) -> SearchOut:
         shown = set(result.included)
-        readable = recalled(result.shown(), result.budget) if result.context else ""
+        readable = recalled(result.shown(), result.budget, result.question) if result.context \
+            else ""
         return cls(context=result.context, marked_context=mark(result.context),
                    readable=readable or result.note or "(nothing relevant remembered)",
                    context_tokens=result.context_tokens,
@@ -274,9 +271,9 @@ class ForgetOut(Answered):
 
 class CorrectIn(OperationIn):
     turn_id: str = Field(description="the stored message's turn id (a hit's source_turn_ids)",
-                         json_schema_extra=checked(minLength=1))
+                         json_schema_extra={"minLength": 1})
     text: str = Field(description="what the message says now",
-                      json_schema_extra=checked(minLength=1))
+                      json_schema_extra={"minLength": 1})
     keep_old: StrictBool = Field(default=True, description=(
         "keep the old text on the turn as a revision; false: it is gone everywhere"))
 
