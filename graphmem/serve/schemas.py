@@ -14,7 +14,7 @@ from datetime import datetime
 from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt
-from pydantic.json_schema import JsonDict
+from pydantic.config import JsonDict
 
 from graphmem.ids import turn_parts
 from graphmem.ingest.inputs.fields import MAX_ID_CHARS, MAX_NAME_CHARS
