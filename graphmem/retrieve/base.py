@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 from graphmem.errors import MissingLayerError, MixedModelsError
 from graphmem.models import Hit
 from graphmem.nlp import parse
-from graphmem.providers.embedder import Embedder
+from graphmem.providers.embedder import Embedder, query_vectors
 from graphmem.retrieve.packing import Packed, pack
 from graphmem.retrieve.space_cache import SpaceCaches
 from graphmem.store import GraphStore
@@ -73,7 +73,7 @@ class Query:
 
     @cached_property
     def embedding(self) -> list[float]:
-        return [float(x) for x in self._embedder.embed([self.text])[0]]
+        return [float(x) for x in query_vectors(self._embedder, [self.text])[0]]
 
     def embed_with(self, others: Sequence[str]) -> list[list[float]]:
         """The vectors of ``others`` (texts derived from the question: its parts, the kind it
@@ -84,7 +84,7 @@ class Query:
         first = "embedding" not in self.__dict__
         if wanted or first:
             batch = ([self.text] if first else []) + wanted
-            vectors = [[float(x) for x in v] for v in self._embedder.embed(batch)]
+            vectors = [[float(x) for x in v] for v in query_vectors(self._embedder, batch)]
             if first:
                 self.__dict__["embedding"] = vectors.pop(0)
             known.update(zip(wanted, vectors, strict=True))

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from graphmem.models import Hit
+from graphmem.providers.embedder import query_vectors
 from graphmem.retrieve.base import Query, RetrievalContext, SpaceState, Strategy, hits_for
 from graphmem.text import format_date, native_datetime
 
@@ -88,7 +89,7 @@ class EMASearch(Strategy[EMAConfig]):
             return []
         text = caller_query(ctx.query) if c.entities else ctx.query.text
         embedding = (ctx.query.embedding if text == ctx.query.text
-                     else [float(x) for x in ctx.embedder.embed([text])[0]])
+                     else [float(x) for x in query_vectors(ctx.embedder, [text])[0]])
         rows = ctx.store.read("retrieve/episodes_vector", space=state.space,
                               embedding=embedding, k=k, **plan)
         wanted = sorted({r["superseded_by"] for r in rows if r.get("superseded_by")}

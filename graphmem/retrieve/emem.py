@@ -9,6 +9,7 @@ from typing import Any
 from graphmem.models import Hit
 from graphmem.prompts import mentions as mentions_prompt
 from graphmem.prompts import relevance_filter
+from graphmem.providers.embedder import query_vectors
 from graphmem.retrieve.base import RetrievalContext, SpaceState, Strategy
 from graphmem.retrieve.hits import edu_hit
 from graphmem.retrieve.ppr import PPRConfig, ProjectionCache
@@ -104,7 +105,7 @@ class EMemSearch(Strategy[EMemConfig]):
         seeds = {row["element_id"]: max(cosine(row["score"]), 0.0) for row in edus[:c.k_edus]}
         mentions = self._mentions(ctx)
         if mentions:
-            vectors = ctx.embedder.embed(mentions)
+            vectors = query_vectors(ctx.embedder, mentions)
             found = ctx.store.read(
                 "retrieve/arguments_vector", space=state.space, k=c.k_arguments, **plan,
                 mentions=[{"text": m, "embedding": v.tolist()}
