@@ -89,6 +89,22 @@ def summary(report: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+def table(result: dict[str, Any]) -> str:
+    """The study as one Markdown table: a row per dataset, model and strategy."""
+    rows = ["| dataset | model | strategy | @500 | @1,000 | @2,000 | by category @1,000 | "
+            "answers @1,000 | p50 / p95 ms | ingest s |", "|" + "---|" * 10]
+    for dataset, models in result.items():
+        for model, strategies in models.items():
+            for strategy, r in strategies.items():
+                e = r["evidence"]
+                kinds = ", ".join(f"{c} {v}" for c, v in r["evidence_1000_by_category"].items())
+                rows.append(f"| {dataset} | {model} | {strategy} | {e['500']} | {e['1000']} | "
+                            f"{e['2000']} | {kinds} | {r['answers']['1000']} | "
+                            f"{r['latency_ms']['p50']:.0f} / {r['latency_ms']['p95']:.0f} | "
+                            f"{r['ingest_seconds']} |")
+    return "\n".join(rows)
+
+
 def main() -> None:
     parser = make_parser(__doc__)
     parser.add_argument("--model", action="append", required=True)
@@ -102,6 +118,7 @@ def main() -> None:
         for name, report in run(model, number, args).items():
             result.setdefault(name, {})[model] = summary(report)
     publish(result, args.out)
+    print(table(result))
 
 
 if __name__ == "__main__":

@@ -169,7 +169,7 @@ def train_memdecider(locomo: Path | None, longmemeval: Path | None, folds: int, 
     metrics_path = model_path.with_suffix(".json") if out else METRICS_PATH
     sources = [p.name for p in (locomo, longmemeval) if p is not None]
     m = train(eps, TrainConfig(folds=folds, rl_epochs=rl_epochs), model_path, metrics_path,
-              sources, click.echo)
+              sources, click.echo, embedder.name)
     click.echo(f"wrote {model_path} and {metrics_path}: tau {m['tau']}")
     for stage in ("stage1", "stage2"):
         p = m[stage]["pooled"]

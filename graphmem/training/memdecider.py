@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +33,7 @@ from graphmem.eval.datasets import locomo_questions, longmemeval_questions
 from graphmem.ingest.inputs.loaders import parse_file
 from graphmem.ingest.layers.episodes.memdecider import (
     HAND_FEATURES,
+    PACKAGED_EMBEDDER,
     MemDecider,
     TurnText,
     hand_features,
@@ -265,7 +266,8 @@ def cross_validate(eps: Sequence[Episode], config: TrainConfig,
 
 
 def train(eps: Sequence[Episode], config: TrainConfig, model_path: Path, metrics_path: Path,
-          sources: Sequence[str], log: Callable[[str], None] = lambda _: None) -> dict[str, Any]:
+          sources: Sequence[str], log: Callable[[str], None] = lambda _: None,
+          embedder: str = PACKAGED_EMBEDDER) -> dict[str, Any]:
     """Cross-validate, then fit on every episode with the out-of-fold threshold of stage 2 and
     write the model and its metrics."""
     import json
@@ -276,8 +278,9 @@ def train(eps: Sequence[Episode], config: TrainConfig, model_path: Path, metrics
     report = cross_validate(eps, config, log)
     tau = float(report["stage2"]["pooled"]["tau"])
     _, model = fit(eps, config, tau=tau, log=log)
+    model = replace(model, embedder=embedder)  # the vectors it reads: the layer checks them
     model.save(model_path)
-    metrics = {"trained_on": list(sources), "conversations": len(eps),
+    metrics = {"trained_on": list(sources), "embedder": embedder, "conversations": len(eps),
                "turns": int(sum(len(e.labels) for e in eps)),
                "evidence_turns": int(sum(e.labels.sum() for e in eps)),
                "tau": tau, "config": asdict(config), "features": ["embedding", *HAND_FEATURES],

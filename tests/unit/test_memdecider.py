@@ -129,3 +129,51 @@ def test_a_retrained_model_changes_the_layer_fingerprint(tmp_path: Path) -> None
     assert first == EpisodeLayer.fingerprint(Settings())  # same bytes, same fingerprint
     copy.write_bytes(MODEL_PATH.read_bytes() + b"\0")
     assert EpisodeLayer.fingerprint(settings) != first  # cached eval spaces are not reused
+
+
+class _Named:
+    """An embedder that is only a name and a length: what the layer checks before any work."""
+
+    def __init__(self, name: str, dimensions: int) -> None:
+        self.name, self.dimensions = name, dimensions
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        raise AssertionError("the check runs before anything is embedded")
+
+
+@pytest.mark.parametrize(("name", "dimensions", "refused"), [
+    ("all-MiniLM-L6-v2", 384, False), ("all-MiniLM-L6-v2+int8", 384, False),
+    ("hash-384", 384, False), ("embeddinggemma-300m", 768, True),
+    ("embeddinggemma-300m@384", 384, True), ("/models/tuned-minilm", 384, True)])
+def test_the_episodes_layer_refuses_vectors_its_memdecider_never_read(
+        name: str, dimensions: int, refused: bool, tmp_path: Path) -> None:
+    from typing import cast
+
+    from graphmem.errors import ConfigurationError
+    from graphmem.ingest.layer import LayerContext
+    from graphmem.ingest.layers.episodes import EpisodeLayer
+    from graphmem.providers.embedder import Embedder
+    from graphmem.store import GraphStore
+
+    context = LayerContext(cast(GraphStore, None), cast(Embedder, _Named(name, dimensions)))
+    if not refused:
+        EpisodeLayer(context)
+        return
+    with pytest.raises(ConfigurationError, match="train-memdecider .*GRAPHMEM_EPISODES_MODEL"):
+        EpisodeLayer(context)
+    # one trained on that embedder's vectors is taken
+    from dataclasses import replace
+
+    shipped = load_memdecider()
+    width = dimensions + len(HAND_FEATURES)
+    rng = np.random.default_rng(0)
+    own = replace(shipped, w1=rng.normal(size=(width, shipped.w1.shape[1])).astype(np.float32),
+                  embedder=name)
+    path = tmp_path / "own.npz"
+    own.save(path)
+    assert load_memdecider(path).embedder == name
+    from graphmem.config import Settings
+
+    settings = Settings(layer_options={"episodes": {"model": str(path)}})
+    EpisodeLayer(LayerContext(cast(GraphStore, None),
+                              cast(Embedder, _Named(name, dimensions)), settings=settings))

@@ -27,10 +27,12 @@ from typing import Any, ClassVar
 import numpy as np
 
 from graphmem.config import Settings
+from graphmem.errors import ConfigurationError
 from graphmem.ids import part, session_id
 from graphmem.ingest.layer import Job, Joins, Layer, LayerContext, LayerResult, Owns, VectorKind
 from graphmem.ingest.layers.episodes.memdecider import (
     MODEL_PATH,
+    PACKAGED_EMBEDDER,
     TurnText,
     hand_features,
     load_memdecider,
@@ -88,6 +90,23 @@ class EpisodeLayer(Layer[EpisodePayload]):
         self.config = config or EpisodeConfig.of(self.read_options(context.settings))
         self.model = load_memdecider(model_path(context.settings))
         self.tau = self.model.tau if self.config.tau is None else self.config.tau
+        self._check_embedder(context)
+
+    def _check_embedder(self, context: LayerContext) -> None:
+        """The MemDecider reads the turns' vectors: one trained on another model's vectors
+        would score nonsense (or fail on their length), so it is refused before any work."""
+        mine = context.embedder.name.removesuffix("+int8")  # 8-bit: the same model's vectors
+        if mine.lower() in {"all-minilm-l6-v2", "sentence-transformers/all-minilm-l6-v2"}:
+            mine = PACKAGED_EMBEDDER
+        other = mine != self.model.embedder and not mine.startswith("hash-")  # tests' vectors
+        if self.model.dimensions != context.embedder.dimensions or other:
+            raise ConfigurationError(
+                f"EMA's MemDecider ({model_path(context.settings)}) was trained on "
+                f"{self.model.dimensions}-d vectors of {self.model.embedder}, not on "
+                f"{context.embedder.name}'s: train one for it (GRAPHMEM_EMBEDDING_MODEL="
+                f"{context.embedder.name.split('@')[0]} graphmem eval train-memdecider --out "
+                "FILE.npz, then GRAPHMEM_EPISODES_MODEL=FILE.npz), or leave the episodes layer "
+                "out of GRAPHMEM_INGEST_LAYERS")
 
     @classmethod
     def fingerprint(cls, settings: Settings) -> str:

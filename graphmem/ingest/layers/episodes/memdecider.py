@@ -36,6 +36,7 @@ MODEL_PATH = Path(__file__).with_name("memdecider.npz")
 METRICS_PATH = Path(__file__).with_name("memdecider.json")
 SPACY_CHARS = 1_500  # spaCy reads a turn's first characters only (long assistant replies)
 
+PACKAGED_EMBEDDER = "all-MiniLM-L6-v2"
 HAND_FEATURES = ("length", "diversity", "digits", "punctuation", "upper_case", "image",
                  "questions", "persons", "places", "times", "nouns", "verbs")
 _QUESTION_WORDS = {"what", "when", "where", "who", "whom", "whose", "which", "why", "how"}
@@ -105,6 +106,14 @@ class MemDecider:
     w2: np.ndarray  # (hidden,)
     b2: float
     tau: float
+    # the embedder whose vectors it was trained on (files written before it was recorded:
+    # the packaged MiniLM, the only one they were trained with)
+    embedder: str = PACKAGED_EMBEDDER
+
+    @property
+    def dimensions(self) -> int:
+        """The length of the vectors it reads."""
+        return int(self.w1.shape[0]) - len(HAND_FEATURES)
 
     def inputs(self, vectors: np.ndarray, hand: np.ndarray) -> np.ndarray:
         return np.hstack([vectors.astype(np.float32), (hand - self.mean) / self.scale])
@@ -122,7 +131,8 @@ class MemDecider:
         with path.open("wb") as f:
             np.savez_compressed(f, mean=self.mean, scale=self.scale, w1=self.w1, b1=self.b1,
                                 w2=self.w2, b2=np.float32(self.b2), tau=np.float32(self.tau),
-                                features=np.asarray(HAND_FEATURES))
+                                features=np.asarray(HAND_FEATURES),
+                                embedder=np.asarray(self.embedder))
 
 
 @lru_cache(maxsize=4)
@@ -134,7 +144,8 @@ def load_memdecider(path: Path = MODEL_PATH) -> MemDecider:
                              f"this code computes {list(HAND_FEATURES)}")
         return MemDecider(data["mean"].astype(np.float32), data["scale"].astype(np.float32),
                           data["w1"].astype(np.float32), data["b1"].astype(np.float32),
-                          data["w2"].astype(np.float32), float(data["b2"]), float(data["tau"]))
+                          data["w2"].astype(np.float32), float(data["b2"]), float(data["tau"]),
+                          str(data["embedder"]) if "embedder" in data else PACKAGED_EMBEDDER)
 
 
 def training_metrics(path: Path = METRICS_PATH) -> dict[str, Any]:
