@@ -159,7 +159,7 @@ def test_the_episodes_layer_refuses_vectors_its_memdecider_never_read(
     if not refused:
         EpisodeLayer(context)
         return
-    with pytest.raises(ConfigurationError, match="train-memdecider .*GRAPHMEM_EPISODES_MODEL"):
+    with pytest.raises(ConfigurationError, match=r"train-memdecider .*GRAPHMEM_EPISODES_MODEL"):
         EpisodeLayer(context)
     # one trained on that embedder's vectors is taken
     from dataclasses import replace

@@ -220,3 +220,19 @@ def test_embeddinggemmas_graph_gives_sentence_transformers_vectors() -> None:
     asked = reference.encode(texts[:2], prompt_name="query", normalize_embeddings=True)
     assert np.abs(ours.embed(texts) - stored).max() < 1e-5
     assert np.abs(query_vectors(ours, texts[:2]) - asked).max() < 1e-5
+
+
+def test_an_installed_models_dimension_is_the_default_unless_one_is_set(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    folder = tmp_path / "models" / "wide"
+    folder.mkdir(parents=True)
+    (folder / "graphmem-model.json").write_text(json.dumps({"name": "wide", "dimensions": 768}))
+    assert Settings(home=tmp_path, embedding_model="wide").embedding_dimensions == 768
+    assert Settings(home=tmp_path, embedding_model="wide",
+                    embedding_dimensions=256).embedding_dimensions == 256
+    monkeypatch.setenv("GRAPHMEM_EMBEDDING_DIMENSIONS", "512")
+    assert Settings(home=tmp_path, embedding_model="wide").embedding_dimensions == 512
+    monkeypatch.delenv("GRAPHMEM_EMBEDDING_DIMENSIONS")
+    assert Settings(home=tmp_path).embedding_dimensions == 384  # the packaged MiniLM's
+    (folder / "graphmem-model.json").write_text("{not json")
+    assert Settings(home=tmp_path, embedding_model="wide").embedding_dimensions == 384
