@@ -17,7 +17,7 @@ import numpy.typing as npt
 from graphmem.config import Settings
 from graphmem.errors import ConfigurationError
 from graphmem.providers.catalog import RECIPES, installed_path
-from graphmem.providers.model_folder import installed_manifest, layout
+from graphmem.providers.model_folder import installed_manifest, layout, prompted
 
 Vectors = npt.NDArray[np.float32]
 BACKENDS = ("onnx", "onnx-int8", "torch")
@@ -156,7 +156,7 @@ class SentenceTransformerEmbedder:
                 os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
                 spec = self._spec
                 path = model_path(spec, self._home)
-                plan = layout(path)
+                plan = layout(path) if self.backend != "torch" else prompted(path)
                 if self.backend != "torch":
                     model = self._load_onnx(path)
                     dims = int(model.encode(["dimensions"], 1).shape[1])

@@ -43,6 +43,15 @@ def modules(path: Path) -> list[dict[str, Any]]:
             "set GRAPHMEM_EMBEDDING_BACKEND=torch") from exc
 
 
+def prompted(path: Path) -> Layout:
+    """What any sentence-transformers folder says of its prompts and Matryoshka lengths, whatever
+    its modules (PyTorch runs every kind; the ONNX path only :func:`layout`'s)."""
+    recorded = installed_manifest(path) or {}
+    prompts = _prompts(path)
+    return Layout(0, prompts.get("query", ""), prompts.get("document", ""),
+                  tuple(int(d) for d in recorded.get("matryoshka", ())))
+
+
 def layout(path: Path) -> Layout:
     """The folder's layout; an error for a model the ONNX path here does not cover."""
     kinds = [m["type"].rsplit(".", 1)[-1] for m in modules(path)]

@@ -236,3 +236,18 @@ def test_an_installed_models_dimension_is_the_default_unless_one_is_set(
     assert Settings(home=tmp_path).embedding_dimensions == 384  # the packaged MiniLM's
     (folder / "graphmem-model.json").write_text("{not json")
     assert Settings(home=tmp_path, embedding_model="wide").embedding_dimensions == 384
+
+
+def test_pytorch_still_runs_a_model_the_onnx_path_does_not(tmp_path: Path) -> None:
+    from sentence_transformers import SentenceTransformer
+
+    folder = minilm_copy(tmp_path)
+    (folder / "1_Pooling" / "config.json").write_text(json.dumps(
+        {"word_embedding_dimension": 384, "pooling_mode_cls_token": True,
+         "pooling_mode_mean_tokens": False}))
+    with pytest.raises(ConfigurationError, match="mean-pooled models only"):
+        SentenceTransformerEmbedder(str(folder), cache_dir=tmp_path).embed(["x"])
+    torch = SentenceTransformerEmbedder(str(folder), backend="torch")
+    reference = SentenceTransformer(str(folder), device="cpu", local_files_only=True)
+    expected = reference.encode(TEXTS, normalize_embeddings=True)
+    assert np.abs(torch.embed(TEXTS) - expected).max() < 1e-5
