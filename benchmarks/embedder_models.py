@@ -52,6 +52,7 @@ def environment(model: str, number: int, work: Path) -> dict[str, str]:
     if not models.exists():
         models.symlink_to(Settings().models_dir, target_is_directory=True)
     return {**os.environ, "GRAPHMEM_HOME": str(home), "GRAPHMEM_EMBEDDING_MODEL": model,
+            "GRAPHMEM_INGEST_LAYERS": "",  # the turns layer only (every layer: issue 90, 2a)
             "GRAPHMEM_NEO4J_URI": f"bolt://127.0.0.1:{27687 + 10 * number}",
             "GRAPHMEM_NEO4J_HTTP_PORT": str(27474 + 10 * number)}
 
