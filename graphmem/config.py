@@ -19,6 +19,12 @@ DEFAULT_HOME = Path.home() / ".graphmem"
 MODEL_MANIFEST = "graphmem-model.json"  # what `graphmem models install` records in a model
 
 
+def models_dir(home: Path) -> Path:
+    """Where `graphmem models install` puts embedding models under GRAPHMEM_HOME, one folder
+    each."""
+    return home / "models"
+
+
 def secret_digest(token: str | bytes) -> str:
     """What is ever shown of a secret (a bearer token): a short digest of it."""
     raw = token.encode("utf-8", "replace") if isinstance(token, str) else token
@@ -221,8 +227,7 @@ class Settings(BaseSettings):
 
     @property
     def models_dir(self) -> Path:
-        """Where `graphmem models install` puts embedding models, one folder each."""
-        return self.home / "models"
+        return models_dir(self.home)
 
     @property
     def llm_configured(self) -> bool:

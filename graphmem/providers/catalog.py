@@ -12,7 +12,10 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from graphmem.config import models_dir
 from graphmem.providers.model_folder import MANIFEST, installed_manifest
+
+__all__ = ["RECIPES", "Recipe", "installed", "installed_path", "models_dir"]
 
 
 @dataclass(frozen=True)
@@ -58,11 +61,6 @@ RECIPES: dict[str, Recipe] = {r.name: r for r in (
            "eb8d12eec2a0b6d694094f5085192a5eae2f244f90b90d8a11015498c8e9c0da", 404_421_332,
            "78c0197b6159d92658e319bc1d72e4c73a9a03dd03815e70e555c5ef05615658", 437_971_872),
 )}
-
-
-def models_dir(home: Path) -> Path:
-    """``GRAPHMEM_HOME/models`` (``Settings.models_dir``)."""
-    return home / "models"
 
 
 def installed_path(name: str, home: Path) -> Path | None:

@@ -22,7 +22,15 @@ from graphmem.providers.model_folder import installed_manifest, layout, prompted
 Vectors = npt.NDArray[np.float32]
 BACKENDS = ("onnx", "onnx-int8", "torch")
 HASH_MODEL = "hash"  # GRAPHMEM_EMBEDDING_MODEL for the model-free HashEmbedder
+PACKAGED = "all-MiniLM-L6-v2"
 _PACKAGED_ALIASES = {"all-minilm-l6-v2", "sentence-transformers/all-minilm-l6-v2"}
+
+
+def model_identity(name: str) -> str:
+    """The model an embedder's name stands for: the packaged MiniLM under any of its aliases,
+    and an 8-bit graph as the model it was made from (their vectors are the same model's)."""
+    base = name.removesuffix("+int8")
+    return PACKAGED if base.lower() in _PACKAGED_ALIASES else base
 
 
 @runtime_checkable

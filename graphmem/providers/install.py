@@ -152,8 +152,8 @@ def _check_and_export(name: str, recipe: Recipe | None, folder: Path, source: Pa
         "weights": {"file": weights.name, "size": weights.stat().st_size, "sha256": digest},
         "onnx": {"file": OWN_GRAPH, "sha256": file_sha256(folder / OWN_GRAPH),
                  "max_difference_to_pytorch": difference},
-        "source": str(source) if source else "packages: " + " ".join(recipe.packages)
-        if recipe else "",
+        "source": str(source) if source is not None else "packages: " + " ".join(
+            recipe.packages if recipe else ()),
         "installed_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
     }
     shutil.rmtree(folder / ".cache", ignore_errors=True)

@@ -32,7 +32,6 @@ from graphmem.ids import part, session_id
 from graphmem.ingest.layer import Job, Joins, Layer, LayerContext, LayerResult, Owns, VectorKind
 from graphmem.ingest.layers.episodes.memdecider import (
     MODEL_PATH,
-    PACKAGED_EMBEDDER,
     TurnText,
     hand_features,
     load_memdecider,
@@ -49,6 +48,7 @@ from graphmem.ingest.layers.episodes.units import (
     supersessions,
 )
 from graphmem.prompts import episode_unit, episode_update
+from graphmem.providers.embedder import model_identity
 from graphmem.store import Tx
 from graphmem.text import display_name, format_date
 
@@ -95,9 +95,7 @@ class EpisodeLayer(Layer[EpisodePayload]):
     def _check_embedder(self, context: LayerContext) -> None:
         """The MemDecider reads the turns' vectors: one trained on another model's vectors
         would score nonsense (or fail on their length), so it is refused before any work."""
-        mine = context.embedder.name.removesuffix("+int8")  # 8-bit: the same model's vectors
-        if mine.lower() in {"all-minilm-l6-v2", "sentence-transformers/all-minilm-l6-v2"}:
-            mine = PACKAGED_EMBEDDER
+        mine = model_identity(context.embedder.name)
         other = mine != self.model.embedder and not mine.startswith("hash-")  # tests' vectors
         if self.model.dimensions != context.embedder.dimensions or other:
             raise ConfigurationError(

@@ -31,12 +31,13 @@ from typing import Any
 import numpy as np
 
 from graphmem.nlp import parse as parse_texts
+from graphmem.providers.embedder import PACKAGED
 
 MODEL_PATH = Path(__file__).with_name("memdecider.npz")
 METRICS_PATH = Path(__file__).with_name("memdecider.json")
 SPACY_CHARS = 1_500  # spaCy reads a turn's first characters only (long assistant replies)
 
-PACKAGED_EMBEDDER = "all-MiniLM-L6-v2"
+PACKAGED_EMBEDDER = PACKAGED  # what files written before the embedder was recorded read
 HAND_FEATURES = ("length", "diversity", "digits", "punctuation", "upper_case", "image",
                  "questions", "persons", "places", "times", "nouns", "verbs")
 _QUESTION_WORDS = {"what", "when", "where", "who", "whom", "whose", "which", "why", "how"}
