@@ -38,7 +38,7 @@ from question_type import fitter, run, sets
 
 from graphmem.client import Memory
 from graphmem.eval.runner import space_prefix
-from graphmem.nlp import nlp
+from graphmem.providers.nlp import nlp
 from graphmem.retrieve.fused.features import FEATURES
 from graphmem.retrieve.fused.space_index import read_space_turns
 from graphmem.training.samples import Sample

@@ -22,7 +22,7 @@ from common import LOCOMO, make_parser, publish
 
 from graphmem.client import Memory
 from graphmem.ingest.inputs.loaders import parse_file
-from graphmem.nlp import parse
+from graphmem.providers.nlp import parse
 
 
 def main() -> None:

@@ -41,7 +41,7 @@ from common import DATA, LOCOMO, make_parser, publish
 from graphmem.client import Memory
 from graphmem.config import Settings
 from graphmem.eval.runner import load_questions, pick
-from graphmem.nlp import parse
+from graphmem.providers.nlp import parse
 from graphmem.retrieve.base import Query
 from graphmem.retrieve.fused.features import FAMILIES, FEATURES, analyse
 from graphmem.retrieve.fused.kinds import question_kind

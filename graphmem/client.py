@@ -28,7 +28,6 @@ from graphmem.ingest.parallel import write_parallel, write_spaces
 from graphmem.ingest.stored import stored_conversations
 from graphmem.ingest.writer import GraphWriter
 from graphmem.models import Answer, ConversationRecord, IngestReport, LiveReport, SearchResult
-from graphmem.nlp import preload as preload_nlp
 from graphmem.prompts import answer as answer_prompt
 from graphmem.providers.embedder import (
     Embedder,
@@ -36,6 +35,7 @@ from graphmem.providers.embedder import (
     configured_embedder,
 )
 from graphmem.providers.llm import LLM, OpenAICompatibleLLM, TokenUsage
+from graphmem.providers.nlp import preload as preload_nlp
 from graphmem.retrieve.base import Query, RetrievalContext, space_state
 from graphmem.retrieve.ppr import ProjectionCache
 from graphmem.retrieve.registry import get_strategy
@@ -93,7 +93,7 @@ class Memory(SpaceAdmin):
         Searches never include this one-time cost in their latency once it is paid."""
         from concurrent.futures import ThreadPoolExecutor
 
-        from graphmem.nlp import parse
+        from graphmem.providers.nlp import parse
         from graphmem.retrieve.cues import date_span
         from graphmem.retrieve.fused import warm_up as warm_fused
 

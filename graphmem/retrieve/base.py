@@ -26,8 +26,8 @@ from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 
 from graphmem.errors import MissingLayerError, MixedModelsError
 from graphmem.models import Hit
-from graphmem.nlp import parse
 from graphmem.providers.embedder import Embedder, query_vectors
+from graphmem.providers.nlp import parse
 from graphmem.retrieve.packing import Packed, pack
 from graphmem.retrieve.space_cache import SpaceCaches
 from graphmem.store import GraphStore

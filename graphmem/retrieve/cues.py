@@ -23,7 +23,7 @@ from datetime import datetime, timedelta
 from functools import lru_cache
 from typing import Any, TypeVar
 
-from graphmem.nlp import parse
+from graphmem.providers.nlp import parse
 from graphmem.retrieve.occasions import counted_spans, occasion_span
 from graphmem.text import Cast, place_key
 

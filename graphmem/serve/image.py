@@ -15,8 +15,8 @@ import urllib.request
 
 def prepare() -> None:
     from graphmem.config import Settings
-    from graphmem.nlp import parse
     from graphmem.providers.embedder import SentenceTransformerEmbedder
+    from graphmem.providers.nlp import parse
 
     embedder = SentenceTransformerEmbedder.from_settings(Settings())
     embedder.prepare()

@@ -14,7 +14,7 @@ from graphmem.client import Memory
 # run in a new interpreter: this test process has long had spaCy loaded
 PROBE = textwrap.dedent("""
     import json, sys, threading
-    from graphmem import nlp
+    from graphmem.providers import nlp
     from graphmem.client import Memory
 
     with Memory() as memory:

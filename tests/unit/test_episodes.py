@@ -20,7 +20,7 @@ from graphmem.ingest.layers.episodes.units import (
     slots,
     supersessions,
 )
-from graphmem.nlp import nlp
+from graphmem.providers.nlp import nlp
 from graphmem.retrieve.ema import caller_query, order, render
 
 

@@ -57,14 +57,14 @@ def test_graphmem_mcp_starts_without_the_other_commands() -> None:
 
 
 def test_the_question_parse_loads_spacy_without_its_command_line() -> None:
-    """`graphmem.nlp` imports spaCy without `spacy.cli` (typer, weasel, every command: about
-    half a second of a cold search); the parse is the one a plain `import spacy` gives, and
-    `spacy.cli` still imports for whoever wants it afterwards."""
+    """`graphmem.providers.nlp` imports spaCy without `spacy.cli` (typer, weasel, every
+    command: about half a second of a cold search); the parse is the one a plain `import
+    spacy` gives, and `spacy.cli` still imports for whoever wants it afterwards."""
     text = "Where did Caroline go hiking last Saturday with Melanie?"
     show = ("print([(t.text, t.pos_, t.dep_, t.head.i, t.lemma_, t.ent_type_) for t in doc], "
             "sorted(m for m in sys.modules if m.split('.')[0] in ('typer', 'weasel')))")
     ours = subprocess.run([sys.executable, "-c", (
-        "import sys\nfrom graphmem.nlp import parse\n"
+        "import sys\nfrom graphmem.providers.nlp import parse\n"
         f"[doc] = parse([{text!r}])\n{show}\n"
         "import spacy.cli\nprint(callable(spacy.cli.info), 'typer' in sys.modules)")],
         capture_output=True, text=True, check=True).stdout.splitlines()

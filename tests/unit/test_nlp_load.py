@@ -1,13 +1,14 @@
-"""`graphmem.nlp` loads the packaged spaCy model without reading its tokenizer file when that
-file holds the language's defaults (a third of a second of every cold search): the tokenizer
-must be the one `spacy.load` gives, for the packaged model and for one whose file differs."""
+"""`graphmem.providers.nlp` loads the packaged spaCy model without reading its tokenizer file
+when that file holds the language's defaults (a third of a second of every cold search): the
+tokenizer must be the one `spacy.load` gives, for the packaged model and for one whose file
+differs."""
 
 from __future__ import annotations
 
 import shutil
 from pathlib import Path
 
-from graphmem import nlp
+from graphmem.providers import nlp
 
 
 def test_the_packaged_model_gets_the_tokenizer_spacy_load_gives() -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
 
-from graphmem import nlp
+from graphmem.providers import nlp
 
 
 def _shape(doc: object) -> list[tuple[str, str, str]]:

@@ -7,7 +7,7 @@ from datetime import datetime
 
 import pytest
 
-from graphmem.nlp import parse
+from graphmem.providers.nlp import parse
 from graphmem.retrieve.base import Query
 from graphmem.retrieve.cues import date_span, question_spans
 from graphmem.retrieve.fused.candidates import Signals

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from graphmem.nlp import parse
+from graphmem.providers.nlp import parse
 from graphmem.retrieve.base import Query, SpaceState
 from graphmem.retrieve.fused import candidates, pipeline
 from graphmem.retrieve.fused.candidates import gather

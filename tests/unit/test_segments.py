@@ -21,7 +21,7 @@ from graphmem.ingest.layers.segments.units import (
     rule_segments,
 )
 from graphmem.models import SessionRecord, TurnRecord
-from graphmem.nlp import nlp
+from graphmem.providers.nlp import nlp
 from graphmem.testing import ScriptedLLM
 
 NAMES = frozenset({"Caroline", "Melanie", "Jon"})

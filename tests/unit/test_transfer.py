@@ -200,7 +200,7 @@ def test_a_list_question_spreads_its_turns_over_sessions() -> None:
     ("When did Kate move to Oslo?", False),
     ("What kind of pot did they make?", False), ("Who is Tom's brother?", False)])
 def test_questions_asking_for_every_item_of_a_kind(question: str, listing: bool) -> None:
-    from graphmem.nlp import parse
+    from graphmem.providers.nlp import parse
     from graphmem.retrieve.fused.kinds import asks_for_list
 
     assert asks_for_list(parse([question])[0]) is listing

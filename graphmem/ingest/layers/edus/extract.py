@@ -19,9 +19,9 @@ from functools import lru_cache
 from typing import Any, Literal
 
 from graphmem.models import ConversationRecord, SessionRecord, TurnRecord
-from graphmem.nlp import parse
 from graphmem.prompts import edu_extraction, event_arguments
 from graphmem.providers.llm import LLM
+from graphmem.providers.nlp import parse
 from graphmem.text import arguments_of, display_name, turn_line
 
 FIRST_PERSON = {"i": "", "me": "", "myself": "", "my": "'s", "mine": "'s"}

@@ -30,8 +30,8 @@ from typing import Any
 
 import numpy as np
 
-from graphmem.nlp import parse as parse_texts
 from graphmem.providers.embedder import PACKAGED
+from graphmem.providers.nlp import parse as parse_texts
 
 MODEL_PATH = Path(__file__).with_name("memdecider.npz")
 METRICS_PATH = Path(__file__).with_name("memdecider.json")

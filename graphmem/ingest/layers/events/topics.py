@@ -10,7 +10,7 @@ import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from graphmem.nlp import parse
+from graphmem.providers.nlp import parse
 
 KEYWORD_POS = {"NOUN", "PROPN", "VERB", "ADJ", "NUM"}
 MAX_KEYWORDS = 8

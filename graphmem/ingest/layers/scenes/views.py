@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from graphmem.models import ConversationRecord, SessionRecord, TurnRecord
-from graphmem.nlp import parse
+from graphmem.providers.nlp import parse
 from graphmem.text import Cast, character_key, display_name, turn_line
 
 PLACE_LABELS = {"GPE", "LOC", "FAC"}

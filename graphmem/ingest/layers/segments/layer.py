@@ -36,7 +36,7 @@ from graphmem.ingest.layers.segments.units import (
     rounds,
     rule_segments,
 )
-from graphmem.nlp import parse
+from graphmem.providers.nlp import parse
 from graphmem.store import Tx
 from graphmem.text import display_name
 

@@ -34,9 +34,9 @@ from pydantic import Field, field_validator
 from graphmem.ingest.layer import LayerOptions
 from graphmem.ingest.layers.segments.perspectives import perspectives
 from graphmem.models import SessionRecord, TurnRecord
-from graphmem.nlp import parse
 from graphmem.prompts import memory_segments
 from graphmem.providers.llm import LLM
+from graphmem.providers.nlp import parse
 from graphmem.text import arguments_of, display_name, format_date, turn_line
 
 Part = Literal["keywords", "round", "perspectives", "episodic", "semantic"]
