@@ -36,7 +36,8 @@ from graphmem.providers.embedder import (
 )
 from graphmem.providers.llm import LLM, OpenAICompatibleLLM, TokenUsage
 from graphmem.providers.nlp import preload as preload_nlp
-from graphmem.retrieve.base import Query, RetrievalContext, space_state
+from graphmem.retrieve.base import Query, RetrievalContext, check_question, space_state
+from graphmem.retrieve.explaining import Explaining, explained
 from graphmem.retrieve.ppr import ProjectionCache
 from graphmem.retrieve.registry import get_strategy
 from graphmem.retrieve.space_cache import SpaceCaches
@@ -304,26 +305,16 @@ class Memory(SpaceAdmin):
         strategy: str | None = None,
         budget: int | None = None,
         max_tokens: int | None = None,
+        explain: bool = False,
         **overrides: Any,
     ) -> SearchResult:
         """Ranked hits for ``question`` from ``space`` and the context they make in ``budget``
-        tokens (``max_tokens`` is another name for it)."""
+        tokens (``max_tokens`` is another name for it). With ``explain``, each hit says why
+        it was recalled (``Hit.why``) and ``explanation`` how the strategy ranked and which
+        of the best candidates it left out; what is returned is otherwise the same."""
         check_space(space)
         budget = _budget(budget, max_tokens)
-        if not isinstance(question, str):
-            raise InputError(f"the question must be a string, got {type(question).__name__}",
-                             field="question")
-        if not question.strip():
-            raise InputError("the question is empty", field="question")
-        try:
-            question.encode("utf-8")
-        except UnicodeEncodeError as exc:
-            raise InputError(f"the question holds a character that is not text (an unpaired "
-                             f"surrogate at position {exc.start})", field="question") from None
-        if len(question) > self.settings.max_turn_chars:
-            raise InputError(f"a question of {len(question)} characters exceeds the limit of "
-                             f"{self.settings.max_turn_chars} (GRAPHMEM_MAX_TURN_CHARS)",
-                             field="question")
+        check_question(question, self.settings.max_turn_chars)
         if strategy is not None and not isinstance(strategy, str):
             raise InputError(f"the strategy is named by a string, got "
                              f"{type(strategy).__name__}", field="strategy")
@@ -332,25 +323,34 @@ class Memory(SpaceAdmin):
         if not isinstance(budget, int) or isinstance(budget, bool) or budget <= 0:
             raise InputError(f"the budget must be a positive whole number of tokens, got "
                              f"{budget!r}", field="budget")
+        if not isinstance(explain, bool):
+            raise InputError(f"explain is true or false, got {explain!r}", field="explain")
         chosen = get_strategy(name, **overrides)
         preload_nlp()  # a first search parses the question last: load spaCy meanwhile
         self._check_vectors()
         began = time.perf_counter()
         llm = self.llm if self.settings.llm_retrieval else None
+        explaining = Explaining() if explain else None
         context = RetrievalContext(self.store, self.embedder, Query(question, self.embedder),
-                                   self.projections, llm, self.caches)
+                                   self.projections, llm, self.caches, explaining)
         with timed() as timings, stage("graphmem.search", space=space, strategy=name,
                                        budget=budget):
             hits = chosen.search(context, space, budget)
             packed = chosen.pack(hits, budget)
+            why = None
+            if explaining is not None:
+                with stage("explain"):
+                    hits, why = explained(name, hits, budget, explaining)
         latency = (time.perf_counter() - began) * 1000
+        if why is not None:
+            why.ms = round(timings["explain"], 2)
         note = "" if hits or self.has_space(space) else (
             f"space {space!r} holds nothing: no message was stored there (the spaces that "
             "exist: `graphmem spaces`)")
         return SearchResult(question=question, space=space, strategy=name, budget=budget,
                             hits=hits, context=packed.context, context_tokens=packed.tokens,
                             included=packed.included, omitted=len(hits) - len(packed.included),
-                            latency_ms=latency, note=note,
+                            latency_ms=latency, note=note, explanation=why,
                             timings_ms={k: round(v, 2) for k, v in timings.items()
                                         if k != "graphmem.search"})
 

@@ -10,6 +10,8 @@ from typing import Annotated, Any, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field, PlainSerializer, WithJsonSchema
 
+from graphmem.explanations import Explanation, Why
+
 # a result the servers send: its fields with defaults are always there, so required in the
 # answer's schema (graphmem.serve.schemas.Answered says the same for the servers' own models)
 ANSWERED = ConfigDict(json_schema_serialization_defaults_required=True)
@@ -97,6 +99,7 @@ class Hit(BaseModel):
     started_at: Moment | None = None
     date_text: str | None = None
     speaker: str | None = None
+    why: Why | None = Field(default=None, description="why it was recalled (with explain)")
 
 
 class SearchResult(BaseModel):
@@ -121,6 +124,8 @@ class SearchResult(BaseModel):
     note: str = Field(default="", description=(
         "why nothing was found when the reason is not the question: the space holds nothing "
         "(a misspelt name, or nothing stored yet)"))
+    explanation: Explanation | None = Field(default=None, description=(
+        "with explain: how the strategy ranked, and the best candidates left out"))
 
     def shown(self) -> list[tuple[str, list[str]]]:
         """The context's units in its order, each with its messages' memory (Turn) ids."""
@@ -238,12 +243,7 @@ class LayerTally:
 
     def absorb(self, other: LayerTally) -> None:
         """Add another tally of the same layer (a worker process's) to this one."""
-        self.seconds += other.seconds
-        self.embedded += other.embedded
-        self.unchanged += other.unchanged
-        self.fallbacks.extend(other.fallbacks)
-        for kind, n in other.written.items():
-            self.written[kind] = self.written.get(kind, 0) + n
+        self.add(other, other.seconds)
 
     def describe(self) -> str:
         parts = ", ".join(f"{n} {kind}" for kind, n in self.written.items())

@@ -260,21 +260,30 @@ def strategies() -> None:
               help="Context tokens.")
 @click.option("--json", "as_json", is_flag=True, help="Print the whole result as JSON.")
 @click.option("--sources", is_flag=True, help="Follow each line with the turns it comes from.")
+@click.option("--explain", is_flag=True, help=(
+    "Then say why each piece was recalled and which of the best were left out."))
 @click.pass_context
 @friendly_errors
 def search(ctx: click.Context, question: str, space: str, strategy: str | None,
-           budget: int | None, as_json: bool, sources: bool) -> None:
+           budget: int | None, as_json: bool, sources: bool, explain: bool) -> None:
     """Print the memory context retrieved for QUESTION. The latency shown is the search's
     own; loading the models and connecting, once per process, is shown apart."""
     with _memory(ctx) as memory:
         ready = memory.warm_up()
-        result = memory.search(question, space=space, strategy=strategy, budget=budget)
+        result = memory.search(question, space=space, strategy=strategy, budget=budget,
+                               explain=explain)
         if not result.hits:
             require_space(memory, space)
     if as_json:
         click.echo(result.model_dump_json(indent=2))
         return
     click.echo(render(result, sources))
+    if result.explanation is not None:
+        from graphmem.explanations import describe
+
+        by_id = {hit.id: hit for hit in result.hits}
+        click.echo("\n" + describe([(i, by_id[i].text, by_id[i].why) for i in result.included],
+                                   result.explanation))
     click.echo(f"-- {len(result.included)} of {len(result.hits)} hits, {result.context_tokens}"
                f"/{result.budget} tokens ({result.tokenizer}), strategy {result.strategy}, search "
                f"{result.latency_ms:.0f} ms (models loaded and Neo4j connected in {ready:.1f} s)",

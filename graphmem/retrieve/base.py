@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 
-from graphmem.errors import MissingLayerError, MixedModelsError
+from graphmem.errors import InputError, MissingLayerError, MixedModelsError
 from graphmem.models import Hit
 from graphmem.providers.embedder import Embedder, query_vectors
 from graphmem.providers.nlp import parse
@@ -36,6 +36,7 @@ from graphmem.text import arguments_of, lucene_terms
 
 if TYPE_CHECKING:
     from graphmem.providers.llm import LLM
+    from graphmem.retrieve.explaining import Explaining
     from graphmem.retrieve.ppr import ProjectionCache
 
 C = TypeVar("C")
@@ -61,6 +62,24 @@ def analysed(text: str) -> str:
     head = text[:ANALYSED_CHARS]
     cut = head.rfind(" ")
     return head[:cut] if cut > ANALYSED_CHARS // 2 else head
+
+
+def check_question(question: object, limit: int) -> None:
+    """Refuse, naming the field, a question that is no text, empty, or over ``limit``
+    characters (GRAPHMEM_MAX_TURN_CHARS)."""
+    if not isinstance(question, str):
+        raise InputError(f"the question must be a string, got {type(question).__name__}",
+                         field="question")
+    if not question.strip():
+        raise InputError("the question is empty", field="question")
+    try:
+        question.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise InputError(f"the question holds a character that is not text (an unpaired "
+                         f"surrogate at position {exc.start})", field="question") from None
+    if len(question) > limit:
+        raise InputError(f"a question of {len(question)} characters exceeds the limit of "
+                         f"{limit} (GRAPHMEM_MAX_TURN_CHARS)", field="question")
 
 
 class Query:
@@ -122,6 +141,7 @@ class RetrievalContext:
     llm: LLM | None = None
     caches: SpaceCaches = field(default_factory=SpaceCaches)  # the client's, kept across
     #                                                          searches; a new one reads afresh
+    explaining: Explaining | None = None  # the search is explained: what the strategy notes
 
 
 @dataclass(frozen=True)

@@ -104,15 +104,26 @@ class EMemSearch(Strategy[EMemConfig]):
         c = self.config
         seeds = {row["element_id"]: max(cosine(row["score"]), 0.0) for row in edus[:c.k_edus]}
         mentions = self._mentions(ctx)
+        named = {row["element_id"]: row.get("text") for row in edus}  # for an explanation
         if mentions:
             vectors = query_vectors(ctx.embedder, mentions)
             found = ctx.store.read(
                 "retrieve/arguments_vector", space=state.space, k=c.k_arguments, **plan,
                 mentions=[{"text": m, "embedding": v.tolist()}
                           for m, v in zip(mentions, vectors, strict=True)])
+            named.update({r["element_id"]: f"argument {r.get('text')!r}" for r in found})
             for element_id, sim in self._argument_seeds(ctx, found).items():
                 seeds[element_id] = seeds.get(element_id, 0.0) + sim
         weighted = [{"element_id": e, "weight": w} for e, w in seeds.items() if w > 0]
         projections = ctx.projections or ProjectionCache()
         rows = projections.pagerank(ctx.store, state.space, weighted, size, c.ppr)
+        if ctx.explaining is not None:
+            ctx.explaining.how = ("emem-g: the statements closest to the question and the "
+                                  "arguments closest to its mentions seed a Personalized "
+                                  "PageRank over statements and arguments; statements are "
+                                  "ranked by their PageRank score, packed in that order")
+            ctx.explaining.detail = {"mentions": mentions, "seeds": [
+                {"text": named.get(e, "an argument"), "weight": round(w, 4)}
+                for e, w in sorted(seeds.items(), key=lambda kv: -kv[1])[:10]]}
+            ctx.explaining.keep(rows, pagerank="score")
         return [edu_hit(row, float(row["score"])) for row in rows]

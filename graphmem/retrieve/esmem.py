@@ -39,10 +39,22 @@ class ESMemSearch(Strategy[ESMemConfig]):
             return []
         common = {"space": state.space, "embedding": ctx.query.embedding, "k": c.k, **plan,
                   "w": c.w, "alpha": c.alpha}
+        if ctx.explaining is not None:
+            ctx.explaining.how = (
+                f"esmem: the {c.k} event boundaries closest to the question open their events, "
+                f"and the {c.w} events either side join them; each event scores {c.alpha} x "
+                "its summary's cosine + the rest x its best boundary's (context), packed in "
+                "that order" + (f"; its turns score {c.beta} x their own cosine + the rest x "
+                                "their event's" if c.turns else ""))
+            ctx.explaining.detail = {"anchors": c.k, "window": c.w, "alpha": c.alpha}
         if c.turns:
             rows = ctx.store.read("retrieve/esmem_turns", **common, beta=c.beta,
                                   limit=hits_for(budget, c.tokens_per_turn, 20))
+            if ctx.explaining is not None:
+                ctx.explaining.keep(rows, event="s_event", turn="s_turn")
             return [turn_hit(row) for row in rows]
         limit = c.top_k if c.top_k is not None else hits_for(budget, c.tokens_per_event, 10)
         rows = ctx.store.read("retrieve/esmem", **common, limit=limit)
+        if ctx.explaining is not None:
+            ctx.explaining.keep(rows, context="s_ctx", summary="s_sum", summary_text="summary")
         return [event_hit(row) for row in rows if row["turns"]]

@@ -58,4 +58,10 @@ class MMSSearch(Strategy[MMSConfig]):
         rows = ctx.store.read("retrieve/mms_units", space=state.space,
                               embedding=ctx.query.embedding, query=ctx.query.terms,
                               bm25=c.bm25, k=k, rrf_k=c.rrf_k, **plan)
+        if ctx.explaining is not None:
+            ctx.explaining.how = ("mms: retrieval units ranked by reciprocal-rank fusion of "
+                                  "their cosine and BM25 ranks" if c.bm25 else
+                                  "mms: retrieval units ranked by cosine") + (
+                "; each is shown by its context unit (or its round's turns), in that order")
+            ctx.explaining.keep(rows, context_unit="context_id")
         return [unit_hit(row, turns=c.turns) for row in rows]

@@ -21,16 +21,24 @@ class Packed:
     tokens: int
 
 
-def pack(hits: Sequence[Hit], budget: int) -> Packed:
-    """Greedy, rank-ordered packing of hits into ``budget`` tokens."""
+# what packing did with a hit, for an explanation: (shown, its cost, tokens used after it, or
+# left when it was offered)
+Step = tuple[bool, int, int]
+
+
+def pack(hits: Sequence[Hit], budget: int, trace: list[Step] | None = None) -> Packed:
+    """Greedy, rank-ordered packing of hits into ``budget`` tokens (``trace``, when given,
+    gets a :data:`Step` per hit)."""
     lines: list[str] = []
     included: list[str] = []
     used = 0
     for hit in hits:
         cost = count_tokens(hit.text)
-        if cost == 0 or used + cost > budget:
-            continue
-        lines.append(hit.text)
-        included.append(hit.id)
-        used += cost
+        shown = cost > 0 and used + cost <= budget
+        if shown:
+            lines.append(hit.text)
+            included.append(hit.id)
+            used += cost
+        if trace is not None:
+            trace.append((shown, cost, used if shown else budget - used))
     return Packed("\n".join(lines), included, used)

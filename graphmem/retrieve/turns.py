@@ -34,6 +34,12 @@ class TurnSearch(Strategy[TurnSearchConfig]):
         if plan is None:
             return []
         query, space = ctx.query, state.space
+        if ctx.explaining is not None:
+            ranked = (f"reciprocal-rank fusion (k={c.rrf_k}) of each turn's Lucene BM25 rank "
+                      "and cosine rank" if c.bm25 and c.vector else
+                      "Lucene BM25" if c.bm25 else "cosine to the question")
+            ctx.explaining.how = (f"{self.name}: raw turns ranked by {ranked}; packing takes "
+                                  "them in that order, each that still fits the budget")
         if c.bm25 and c.vector:
             rows = ctx.store.read("retrieve/turns_rrf", space=space, query=query.terms,
                                   embedding=query.embedding, k=k, rrf_k=c.rrf_k, **plan)

@@ -16,6 +16,7 @@ from typing import Any, ClassVar
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt
 from pydantic.config import JsonDict
 
+from graphmem.explanations import Explanation, Why
 from graphmem.ids import turn_parts
 from graphmem.ingest.inputs.fields import MAX_ID_CHARS, MAX_NAME_CHARS
 from graphmem.markers import mark, recalled
@@ -114,6 +115,12 @@ class QuestionIn(OperationIn):
         json_schema_extra={"minimum": 1})
 
 
+class SearchIn(QuestionIn):
+    explain: StrictBool = Field(default=False, description=(
+        "also say why each piece was recalled (its sources, the ranker's probability and the "
+        "features that moved it, where packing put it) and which of the best were left out"))
+
+
 class HitOut(Answered):
     id: str = Field(description="the unit's node id (GET .../units/{id} opens it)")
     text: str
@@ -127,6 +134,7 @@ class HitOut(Answered):
     source_conversations: list[str | None] = Field(description=(
         "the conversation of each of those messages, so a forget can name it (null when "
         "its key was too long to be read back from the id)"))
+    why: Why | None = Field(default=None, description="why it was recalled (with explain)")
 
     @classmethod
     def of(cls, hit: Hit, space: str) -> HitOut:
@@ -135,7 +143,8 @@ class HitOut(Answered):
                    date=hit.started_at.date().isoformat() if hit.started_at
                    else hit.date_text, source_ids=hit.source_ids,
                    source_turn_ids=hit.source_turn_ids,
-                   source_conversations=[p[0] if p else None for p in located])
+                   source_conversations=[p[0] if p else None for p in located],
+                   why=hit.why)
 
 
 class SearchOut(Answered):
@@ -154,6 +163,8 @@ class SearchOut(Answered):
                                          description="milliseconds by stage of the search")
     note: str = Field(default="", description=(
         "why nothing was found when the reason is not the question (the space holds nothing)"))
+    explanation: Explanation | None = Field(default=None, description=(
+        "with explain: how the strategy ranked, and the best pieces left out and why"))
 
     readable: str = Field(description=(
         "the result as a memory tool answers a model: the context's pieces numbered in one "
@@ -172,6 +183,7 @@ class SearchOut(Answered):
                    tokenizer=result.tokenizer, omitted=result.omitted,
                    strategy=result.strategy, latency_ms=round(result.latency_ms, 1),
                    timings_ms=result.timings_ms, note=result.note,
+                   explanation=result.explanation,
                    hits=[HitOut.of(h, result.space) for h in result.hits if h.id in shown])
 
 

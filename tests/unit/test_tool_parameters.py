@@ -11,9 +11,9 @@ from pydantic import BaseModel
 
 from graphmem.serve.access import Spaces
 from graphmem.serve.mcp_tools import build_server
-from graphmem.serve.schemas import AddIn, CorrectIn, ForgetIn, QuestionIn
+from graphmem.serve.schemas import AddIn, CorrectIn, ForgetIn, QuestionIn, SearchIn
 
-CASES = [("search_memory", QuestionIn, {"space"}), ("answer_question", QuestionIn, {"space"}),
+CASES = [("search_memory", SearchIn, {"space"}), ("answer_question", QuestionIn, {"space"}),
          ("correct_message", CorrectIn, {"space"}),
          ("add_messages", AddIn, {"space", "conversation"}),
          ("forget_memory", ForgetIn, {"space", "conversation", "memory_ids"})]

@@ -11,6 +11,9 @@ import type { components, paths } from "./schema.js";
 
 export type { components, paths } from "./schema.js";
 export type SearchResult = components["schemas"]["SearchOut"];
+/** Why a piece was recalled (`search(..., { explain: true })`), and a search's explanation. */
+export type Why = components["schemas"]["Why"];
+export type Explanation = components["schemas"]["Explanation"];
 export type MessageInput = components["schemas"]["MessageIn"];
 export type AddResult = components["schemas"]["AddOut"];
 export type ForgetResult = components["schemas"]["ForgetOut"];
@@ -39,8 +42,8 @@ export type Options<T, Given extends keyof T = never> = {
   [K in Exclude<keyof T, Given> as Camel<K & string>]?: NonNullable<T[K]>;
 };
 
-export type SearchOptions = Options<Schemas["QuestionIn"], "question">;
-export type AnswerOptions = SearchOptions;
+export type SearchOptions = Options<Schemas["SearchIn"], "question">;
+export type AnswerOptions = Options<Schemas["QuestionIn"], "question">;
 export type AddOptions = Options<Schemas["AddIn"], "messages" | "conversation">;
 export type MessagesOptions = Options<Query<"/v1/spaces/{space}/messages">, "conversation">;
 export type ForgetWhat = Options<Schemas["ForgetIn"], "conversation">;
@@ -132,7 +135,7 @@ export class Graphmem {
     return unwrap(
       await this.api.POST("/v1/spaces/{space}/search", {
         params: { path: { space } },
-        body: { ...wire<Schemas["QuestionIn"]>(options), question },
+        body: { ...wire<Schemas["SearchIn"]>(options), question },
       }),
     );
   }

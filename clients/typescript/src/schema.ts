@@ -446,6 +446,42 @@ export interface components {
         ErrorOut: {
             error: components["schemas"]["ErrorDetail"];
         };
+        /**
+         * Explanation
+         * @description What a strategy did with one question, beyond its hits' own ``why``.
+         */
+        Explanation: {
+            /**
+             * Candidates
+             * @description units it weighed
+             */
+            candidates: number;
+            /**
+             * Detail
+             * @description what it holds for the whole question: the ranker and its packing rule, the question's parts, PageRank's seeds
+             */
+            detail: {
+                [key: string]: unknown;
+            };
+            /**
+             * How
+             * @description how the strategy ranks and packs, in a sentence or two
+             */
+            how: string;
+            /**
+             * Left Out
+             * @description the best candidates not in the context, best first, each with why not
+             */
+            left_out: components["schemas"]["LeftOut"][];
+            /**
+             * Ms
+             * @description milliseconds the explaining itself took
+             * @default 0
+             */
+            ms: number;
+            /** Strategy */
+            strategy: string;
+        };
         /** ForgetIn */
         ForgetIn: {
             /**
@@ -508,6 +544,32 @@ export interface components {
             /** Whole Conversation */
             whole_conversation: boolean;
         };
+        /**
+         * Found
+         * @description One source that proposed a unit: its rank among that source's results and score.
+         */
+        Found: {
+            /**
+             * Asked
+             * @description the part of the question that found it, when not the whole question
+             */
+            asked: string | null;
+            /**
+             * Rank
+             * @description its place in that source's list, from 1
+             */
+            rank: number;
+            /**
+             * Score
+             * @description the source's own score (BM25, cosine, summary score)
+             */
+            score: number;
+            /**
+             * Source
+             * @description bm25, vector, units (MMS), edus (EMem), scenes (CAST), events (ES-Mem), episodes (EMA), kind (closeness to what a list question asks for), a plug-in's source, or a seed strategy's own name
+             */
+            source: string;
+        };
         /** HitOut */
         HitOut: {
             /**
@@ -541,6 +603,26 @@ export interface components {
             source_turn_ids: string[];
             /** Text */
             text: string;
+            /** @description why it was recalled (with explain) */
+            why: components["schemas"]["Why"] | null;
+        };
+        /**
+         * LeftOut
+         * @description A candidate the context does not show, among the best.
+         */
+        LeftOut: {
+            /** Id */
+            id: string;
+            /** Kind */
+            kind: string;
+            /** Source Turn Ids */
+            source_turn_ids: string[];
+            /**
+             * Text
+             * @description the unit as the context would have shown it
+             */
+            text: string;
+            why: components["schemas"]["Why"];
         };
         /**
          * MessageIn
@@ -605,6 +687,27 @@ export interface components {
             /** Space */
             space: string;
         };
+        /**
+         * Moved
+         * @description A feature of the ranker and how far it moved the unit's score.
+         */
+        Moved: {
+            /**
+             * Effect
+             * @description what it added to the ranker's log-odds of evidence (negative: it counted against)
+             */
+            effect: number;
+            /**
+             * Feature
+             * @description the feature's name (docs/results-graphmem.md lists them)
+             */
+            feature: string;
+            /**
+             * Value
+             * @description its value for this unit
+             */
+            value: number;
+        };
         /** QuestionIn */
         QuestionIn: {
             /**
@@ -635,6 +738,35 @@ export interface components {
                 [key: string]: string[];
             };
         };
+        /** SearchIn */
+        SearchIn: {
+            /**
+             * Budget
+             * @description context tokens, a whole number (true or 1000.0 are refused); default: 1000
+             */
+            budget?: number | null;
+            /**
+             * Explain
+             * @description also say why each piece was recalled (its sources, the ranker's probability and the features that moved it, where packing put it) and which of the best were left out
+             * @default false
+             */
+            explain?: boolean;
+            /**
+             * Max Tokens
+             * @description another name for budget (give one, or both equal)
+             */
+            max_tokens?: number | null;
+            /**
+             * Question
+             * @description the question, in the user's words
+             */
+            question: string;
+            /**
+             * Strategy
+             * @description default: graphmem
+             */
+            strategy?: string | null;
+        };
         /** SearchOut */
         SearchOut: {
             /**
@@ -644,6 +776,8 @@ export interface components {
             context: string;
             /** Context Tokens */
             context_tokens: number;
+            /** @description with explain: how the strategy ranked, and the best pieces left out and why */
+            explanation: components["schemas"]["Explanation"] | null;
             /**
              * Hits
              * @description the pieces the context is made of
@@ -828,6 +962,66 @@ export interface components {
             source_turns: {
                 [key: string]: unknown;
             }[];
+        };
+        /**
+         * Why
+         * @description Why one unit was recalled, or (in ``left_out``) why it was not.
+         */
+        Why: {
+            /**
+             * Base
+             * @description the ranker's log-odds before any feature: base + every feature's effect is the log-odds of ``probability`` before blending (graphmem)
+             */
+            base: number | null;
+            /**
+             * Detail
+             * @description what the strategy itself holds for it: a PageRank score, an event's context and summary scores, the segment it belongs to
+             */
+            detail: {
+                [key: string]: unknown;
+            };
+            /**
+             * Found By
+             * @description the sources that proposed it, best rank first (empty when it came as a neighbour)
+             */
+            found_by: components["schemas"]["Found"][];
+            /**
+             * Mixed
+             * @description that probability mixed with its neighbours' (what packing read; graphmem)
+             */
+            mixed: number | null;
+            /**
+             * Moved By
+             * @description the features that moved the ranker most, largest effect first
+             */
+            moved_by: components["schemas"]["Moved"][];
+            /**
+             * Near
+             * @description ids of the proposed turns it was brought in beside (the turn before or after)
+             */
+            near: string[];
+            /**
+             * Packed
+             * @description where packing put it and why, or why it was left out
+             * @default
+             */
+            packed: string;
+            /**
+             * Probability
+             * @description the ranker's probability that it is evidence (graphmem)
+             */
+            probability: number | null;
+            /**
+             * Tokens
+             * @description what it costs in the context
+             * @default 0
+             */
+            tokens: number;
+            /**
+             * Worth
+             * @description what packing ordered by: probability per token, tokens raised to the ranker's gamma
+             */
+            worth: number | null;
         };
     };
     responses: never;
@@ -2455,7 +2649,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["QuestionIn"];
+                "application/json": components["schemas"]["SearchIn"];
             };
         };
         responses: {

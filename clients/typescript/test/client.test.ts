@@ -80,6 +80,14 @@ test("messages in, a budgeted and marked context out", async () => {
   assert.equal(found.marked_context, `${CONTEXT_OPEN}\n${found.context}\n${CONTEXT_CLOSE}`);
   const page = await client.messages(SPACE, "chat");
   assert.deepEqual(page.messages.map((m) => m.id), ["m1"]);
+  // explain: the same context, and why its one piece was recalled
+  const why = await client.search(SPACE, "Where does Lena live now?", { budget: 200, explain: true });
+  assert.equal(why.context, found.context);
+  assert.equal(found.explanation, null);
+  assert.equal(why.explanation?.strategy, "graphmem");
+  const first = why.hits[0]?.why;
+  assert.ok(first && first.found_by.length > 0 && first.probability !== null);
+  assert.match(first.packed, /tokens/);
 });
 
 test("messages a page at a time (cursor), after a time (since); search within maxTokens", async () => {

@@ -10,6 +10,7 @@ parts: every layer's candidates, one learned ranking, packing for the budget.
 - ``space_index`` and ``space_vectors``: a space's turn table, BM25 and vectors held in the
   client (in the ``Memory``'s caches, keyed by the space's revision);
 - ``statements``: a turn's statement shown in its place when cheaper;
+- ``explain``: why each shown turn was recalled and the best of the rest were not;
 - ``pipeline`` and ``order``: the one pipeline a search and training run, and the order
   packing offers candidates in (a list's items spread over sessions, coverage by meaning).
 

@@ -57,13 +57,20 @@ class Signals:
     question: np.ndarray | None = None  # the question's vector, with ``held``
     # every turn's rank and closeness to the kind a list question asks for (:mod:`kinds`)
     kind: dict[int, tuple[int, float]] = field(default_factory=dict)
+    # per source, the turns whose best rank came from a part of the question, and that part
+    asked: dict[str, dict[int, str]] = field(default_factory=dict)
 
-    def add(self, source: str, row: int | None, rank: int, score: float) -> None:
+    def add(self, source: str, row: int | None, rank: int, score: float,
+            part: str | None = None) -> None:
         if row is None:
             return
         seen = self.ranks.setdefault(source, {})
         if row not in seen or seen[row][0] > rank:
             seen[row] = (rank, score)
+            if part is not None:
+                self.asked.setdefault(source, {})[row] = part
+            elif row in self.asked.get(source, ()):
+                del self.asked[source][row]
 
     def rows(self) -> set[int]:
         return {row for found in self.ranks.values() for row in found}
@@ -95,11 +102,11 @@ def gather(ctx: RetrievalContext, state: SpaceState, table: SpaceTurns, pools: P
     extra = (*parts, *((kind,) if kind else ()))
     if "bm25" in use:
         with stage("source.bm25", parts=len(parts)):
-            for text in (ctx.query.text, *parts):
+            for part, text in ((None, ctx.query.text), *((p, p) for p in parts)):
                 scores = table.bm25(text)
                 order = np.argsort(-scores, kind="stable")[: pools.turns]
                 for rank, i in enumerate(int(i) for i in order if scores[i] > 0):
-                    signals.add("bm25", i, rank, float(scores[i]))
+                    signals.add("bm25", i, rank, float(scores[i]), part)
     dense = [s for s in use if s in dense_names()]
     with stage("source.vectors", sources=dense, parts=len(parts)):
         held = space_vectors(ctx.store, state, dense, ctx.caches) if dense else None
@@ -107,8 +114,9 @@ def gather(ctx: RetrievalContext, state: SpaceState, table: SpaceTurns, pools: P
             signals.held = held
             vectors = [np.asarray(v, dtype=np.float32) for v in ctx.query.embed_with(extra)]
             signals.question = np.asarray(ctx.query.embedding, dtype=np.float32)
-            for query in [signals.question, *vectors[:len(parts)]]:
-                _score_held(signals, held, query, pools, at)
+            for part, query in zip((None, *parts), [signals.question, *vectors[:len(parts)]],
+                                   strict=True):
+                _score_held(signals, held, query, pools, at, part)
             if kind and "vector" in held.sources:
                 _close_to_kind(signals, held.sources["vector"], vectors[-1], pools.kind, at)
     reads = costliest_first([s for s in use if source(s).statement is not None
@@ -125,7 +133,7 @@ def asked_of(doc: Any) -> tuple[tuple[str, ...], str | None]:
 
 
 def _score_held(signals: Signals, held: SpaceVectors, query: np.ndarray, pools: Pools,
-                at: Callable[[str], int | None]) -> None:
+                at: Callable[[str], int | None], part: str | None = None) -> None:
     """The dense sources scored in the client, ranked as the Neo4j statements rank them."""
     for name, units in held.sources.items():
         declared = source(name)
@@ -133,7 +141,7 @@ def _score_held(signals: Signals, held: SpaceVectors, query: np.ndarray, pools: 
             if declared.reciprocal:  # mms_units without BM25: reciprocal rank, k = 60
                 score = 1.0 / (60 + rank + 1)
             for turn in units.turn_ids[i]:
-                signals.add(name, at(turn), rank, score)
+                signals.add(name, at(turn), rank, score, part)
 
 
 def _close_to_kind(signals: Signals, turns: DenseUnits, kind: np.ndarray, pool: int,

@@ -40,6 +40,9 @@ from graphmem.text import format_date
 
 QUIET = FEATURES.index("says_nothing")  # the column marking small talk
 CHANGED = " (changed later)"  # ends a line whose fact a later turn changed
+# what packing did with a candidate: (what, when it was offered (for "paired": the candidate
+# that brought it), the tokens it cost or needed, the tokens used after it or left before it)
+Placed = tuple[str, int, int, int]
 
 
 class PackingRule(NamedTuple):
@@ -164,7 +167,8 @@ def shaped(p: np.ndarray, cands: Packable, rule: PackingRule) -> np.ndarray:
 
 
 def select(cands: Packable, p: np.ndarray, budget: int, rule: PackingRule,
-           headers: bool = True, statements: bool = False) -> list[tuple[int, bool]]:
+           headers: bool = True, statements: bool = False,
+           trace: dict[int, Placed] | None = None) -> list[tuple[int, bool]]:
     """Which candidates to show within ``budget``, and whether whole (True) or by their
     statement (False, only with ``statements``), as (candidate, whole) in the order chosen.
 
@@ -178,19 +182,22 @@ def select(cands: Packable, p: np.ndarray, budget: int, rule: PackingRule,
     of at most that many tokens shown whole brings the turn it answers when that costs at
     most as much and fits: "Only twice so far" comes with "Have you been to the new climbing
     gym?". With ``rule.cover``, a candidate's worth also shrinks with its closeness to the
-    turns already shown (:mod:`~graphmem.retrieve.fused.order`)."""
+    turns already shown (:mod:`~graphmem.retrieve.fused.order`). ``trace``, when given, gets
+    what became of each candidate (:data:`Placed`), for an explanation."""
     order = partial(Order, spread=rule.spread if cands.listing else 1.0,
                     vectors=cands.vectors if rule.cover else None, cover=rule.cover,
                     similar=rule.similar)
     return _choose(cands.costs, cands.heads, cands.sessions, p, budget, rule.gamma, headers,
                    cands.shorts if statements and cands.shorts else None, rule.floor,
-                   order, cands.quiet, cands.before if rule.pairs else None, rule.pairs)
+                   order, cands.quiet, cands.before if rule.pairs else None, rule.pairs,
+                   trace)
 
 
 def _choose(costs: list[int], heads: list[int], sessions: list[str], p: np.ndarray,
             budget: int, gamma: float, headers: bool, shorts: Sequence[int | None] | None,
             floor: int, order: Callable[[list[Way], list[str]], Order], quiet: np.ndarray,
-            before: list[int] | None, pairs: int) -> list[tuple[int, bool]]:
+            before: list[int] | None, pairs: int,
+            trace: dict[int, Placed] | None = None) -> list[tuple[int, bool]]:
     short = shorts if shorts is not None else [None] * len(costs)
     ways: list[Way] = []  # (P per cost, candidate, cost, whole)
     for n, cost in enumerate(costs):
@@ -203,20 +210,26 @@ def _choose(costs: list[int], heads: list[int], sessions: list[str], p: np.ndarr
     used = 0
     shown: dict[int, tuple[int, bool]] = {}  # candidate -> (its line's cost, whole)
     queue = order(ways, sessions)
-    for n, cost, whole in queue:
+    for offered, (n, cost, whole) in enumerate(queue, 1):
         if n in shown:
             spent, was_whole = shown[n]
             if whole and not was_whole and used - spent + cost <= budget:
                 used += cost - spent
                 shown[n] = (cost, True)
+                if trace is not None:  # its header, if it opened one, stays counted
+                    trace[n] = ("whole", offered, cost + trace[n][2] - spent, used)
             continue
         extra = heads[n] if not headers or sessions[n] not in opened else 0
         if used + cost + extra > budget:
+            if trace is not None and n not in trace:
+                trace[n] = ("left", offered, cost + extra, budget - used)
             continue
         used += cost + extra
         opened.add(sessions[n])
         queue.show(n)
         shown[n] = (cost, whole)
+        if trace is not None:
+            trace[n] = ("shown" if whole else "statement", offered, cost + extra, used)
         m = before[n] if before and whole and cost <= pairs else -1
         if m >= 0 and m not in shown and costs[m] <= pairs:
             extra = heads[m] if not headers else 0  # its session is open: same session
@@ -224,6 +237,8 @@ def _choose(costs: list[int], heads: list[int], sessions: list[str], p: np.ndarr
                 used += costs[m] + extra
                 queue.show(m)
                 shown[m] = (costs[m], True)
+                if trace is not None:
+                    trace[m] = ("paired", n, costs[m] + extra, used)
     return [(n, whole) for n, (_, whole) in shown.items()]
 
 

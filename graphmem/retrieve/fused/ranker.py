@@ -82,6 +82,12 @@ class Ranker(ABC):
     def calibrated(self, raw: np.ndarray) -> np.ndarray:
         """The logit of P(evidence) for raw scores."""
 
+    @abstractmethod
+    def contributions(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """What each of the ranker's own features added to each row's calibrated log-odds,
+        (rows, features), and each row's base: the two sum to :meth:`calibrated` of
+        :meth:`raw` (for ``x`` a full feature matrix, as :meth:`probabilities` takes)."""
+
     def probabilities(self, x: np.ndarray) -> np.ndarray:
         """P(evidence) of each row of a full feature matrix (``features.columns()``)."""
         if len(x) == 0:
@@ -117,6 +123,10 @@ class LinearRanker(Ranker):
     def calibrated(self, raw: np.ndarray) -> np.ndarray:
         return raw + self.intercept  # the calibration is folded into the weights
 
+    def contributions(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        effect = (x[:, self.columns] - self.mean) / self.scale * self.coef
+        return np.asarray(effect), np.full(len(x), self.intercept)
+
     def to_json(self) -> dict[str, Any]:
         return {"kind": "linear", **super().to_json(),
                 "mean": self.mean.round(6).tolist(), "scale": self.scale.round(6).tolist(),
@@ -143,6 +153,14 @@ class TreeRanker(Ranker):
 
     def calibrated(self, raw: np.ndarray) -> np.ndarray:
         return self.slope * raw + self.intercept
+
+    def contributions(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        # LightGBM's own per-feature attribution of each tree's output (TreeSHAP), the
+        # models averaged as raw() averages them; its last column is the expected value
+        mine = x[:, self.columns]
+        parts = np.mean([b.predict(mine, num_threads=1, pred_contrib=True)
+                         for b in self.boosters], axis=0)
+        return self.slope * parts[:, :-1], self.slope * parts[:, -1] + self.intercept
 
     @staticmethod
     def trees_file(path: Path) -> Path:

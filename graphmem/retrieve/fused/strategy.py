@@ -40,8 +40,16 @@ import numpy as np
 from graphmem.models import Hit
 from graphmem.retrieve.base import RANKING, RetrievalContext, SpaceState, Strategy
 from graphmem.retrieve.fused.candidates import optional_layers
+from graphmem.retrieve.fused.explain import explain
 from graphmem.retrieve.fused.features import FEATURES, SOURCES
-from graphmem.retrieve.fused.pipeline import CHANGED, candidates, header, select, shaped
+from graphmem.retrieve.fused.pipeline import (
+    CHANGED,
+    Placed,
+    candidates,
+    header,
+    select,
+    shaped,
+)
 from graphmem.retrieve.fused.ranker import load_ranker
 from graphmem.retrieve.fused.rerank import reranked
 from graphmem.retrieve.fused.sources import Pools
@@ -155,7 +163,8 @@ class FusedSearch(Strategy[FusedConfig]):
         found = candidates(ctx, state, table, c.pools.scaled(budget), use, c.parts,
                            c.statements)
         with stage("ranking", candidates=len(found.rows)):
-            p = shaped(ranker.probabilities(found.x), found, rule)
+            learned = ranker.probabilities(found.x)
+            p = shaped(learned, found, rule)
         if c.rerank and ctx.llm is not None:
             with stage("rerank"):
                 p = reranked(ctx, table, found.rows, p, c.rerank)
@@ -163,9 +172,16 @@ class FusedSearch(Strategy[FusedConfig]):
         if sink is not None:
             sink.append([[table.rows[found.rows[n]].source_id]
                          for n in np.argsort(-p, kind="stable").tolist()])
+        trace: dict[int, Placed] | None = {} if ctx.explaining is not None else None
         with stage("packing"):
-            chosen = select(found, p, budget, rule, c.headers, c.statements)
+            chosen = select(found, p, budget, rule, c.headers, c.statements, trace)
             statements = found.statements
-            return render(table, [(found.rows[n], float(p[n]),
-                                   None if whole or statements is None else statements[n])
-                                  for n, whole in chosen], c.headers)
+            picked = [(found.rows[n], float(p[n]),
+                       None if whole or statements is None else statements[n])
+                      for n, whole in chosen]
+            hits = render(table, picked, c.headers)
+        if ctx.explaining is None or trace is None:
+            return hits
+        with stage("explain"):
+            return explain(ctx.explaining, hits, found, learned, p, trace, ranker, rule,
+                           budget, reading_order(table, picked)[1])

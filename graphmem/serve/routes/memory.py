@@ -6,7 +6,15 @@ from fastapi import APIRouter
 
 from graphmem.serve.deps import Caller, Counted, Memories, Searcher, named
 from graphmem.serve.errors_out import ERRORS
-from graphmem.serve.schemas import AddIn, AddOut, AnswerOut, QuestionIn, Refreshed, SearchOut
+from graphmem.serve.schemas import (
+    AddIn,
+    AddOut,
+    AnswerOut,
+    QuestionIn,
+    Refreshed,
+    SearchIn,
+    SearchOut,
+)
 
 router = APIRouter(prefix="/v1/spaces/{space}", responses=ERRORS)
 
@@ -29,7 +37,7 @@ def add_messages_to(space: str, body: AddIn, who: Caller, memory: Memories,
 
 
 @router.post("/search")
-def search(space: str, body: QuestionIn, who: Caller, searcher: Searcher,
+def search(space: str, body: SearchIn, who: Caller, searcher: Searcher,
            metrics: Counted) -> SearchOut:
     """The memory context for a question, within a token budget."""
     result = searcher.search(space=who.resolve(space), **body.arguments())

@@ -7,7 +7,8 @@ from typing import TYPE_CHECKING, Annotated
 from mcp.server import MCPServer
 from mcp.types import CallToolResult, TextContent
 
-from graphmem.serve.schemas import AddIn, AddOut, AnswerOut, QuestionIn, SearchOut
+from graphmem.explanations import describe
+from graphmem.serve.schemas import AddIn, AddOut, AnswerOut, QuestionIn, SearchIn, SearchOut
 from graphmem.serve.tools.common import Allowed, guard, takes
 
 if TYPE_CHECKING:  # the client (and the driver) load after the handshake
@@ -27,8 +28,8 @@ def register(server: MCPServer, memory: Memory, allowed: Allowed) -> None:
             allowed().resolve(space), conversation, **body.arguments())))
 
     @server.tool()
-    @takes(QuestionIn)
-    def search_memory(body: QuestionIn, space: str | None = None
+    @takes(SearchIn)
+    def search_memory(body: SearchIn, space: str | None = None
                       ) -> Annotated[CallToolResult, SearchOut]:
         """Find what memory holds about a question: the context (within `budget` tokens,
         default 1000; `max_tokens` is another name for it) and the ranked pieces it is made
@@ -36,8 +37,13 @@ def register(server: MCPServer, memory: Memory, allowed: Allowed) -> None:
         found: SearchOut = guard(lambda: SearchOut.of(memory.search(
             space=allowed().resolve(space), **body.arguments())))
         # what a model reads: the marked context and the ids to act on, not the context
-        # again in every hit; the whole result stays in the structured content
-        return CallToolResult(content=[TextContent(type="text", text=found.readable)],
+        # again in every hit (and, asked, why they were recalled); the whole result stays
+        # in the structured content
+        text = found.readable
+        if found.explanation is not None:
+            text += "\n\n" + describe([(h.id, h.text, h.why) for h in found.hits],
+                                      found.explanation)
+        return CallToolResult(content=[TextContent(type="text", text=text)],
                               structured_content=found.model_dump(mode="json"))
 
     @server.tool()
