@@ -8,7 +8,7 @@ Ingests one LoCoMo conversation (the layers named; default every default layer) 
 space of its own (removed at the end), warms each strategy up, then asks each question twice
 in alternating order (explained first on every second question), so the two sides share the
 machine's state. Reports p50/p95 of each side and the ratio of the p50s; the target is at
-most 1.2 (docs/console.md). Keep other CPU work off the machine while it runs.
+most 1.2 (docs/explain.md). Keep other CPU work off the machine while it runs.
 """
 
 from __future__ import annotations
@@ -39,8 +39,9 @@ def main() -> None:
     questions = [q.question for q in locomo_questions(args.data)
                  if q.conversation == conversation.key][: args.questions]
     space = f"bench-explain-{uuid.uuid4().hex[:8]}"
-    out: dict[str, object] = {"conversation": conversation.key, "turns": conversation.n_turns,
-                              "questions": len(questions), "budget": args.budget}
+    strategies: dict[str, object] = {}
+    out = {"conversation": conversation.key, "turns": conversation.n_turns,
+           "questions": len(questions), "budget": args.budget, "strategies": strategies}
     with Memory(progress=True) as memory:
         try:
             layers = args.layers.split(",") if args.layers else None
@@ -57,7 +58,7 @@ def main() -> None:
                                       budget=args.budget, explain=explain)
                         took[explain].append((time.perf_counter() - began) * 1000)
                 plain, told = (percentile(took[e], 50) for e in (False, True))
-                out[strategy] = {
+                strategies[strategy] = {
                     "plain ms": {"p50": round(plain, 1),
                                  "p95": round(percentile(took[False], 95), 1)},
                     "explained ms": {"p50": round(told, 1),

@@ -44,6 +44,20 @@ def _placed(step: Placed | None, budget: int, rows: Sequence[str]) -> str:
     return f"{shown}: offered {ordinal(at)} by worth, {cost} tokens, {tokens} of {budget} used"
 
 
+def _moved(effects: np.ndarray | None, values: np.ndarray,
+           names: list[str]) -> list[list[Moved]]:
+    """Each row's ``MOVED`` largest effects (none that is 0), largest first."""
+    if effects is None:
+        return []
+    top = np.argsort(-np.abs(effects), axis=1, kind="stable")[:, :MOVED]
+    picked = np.take_along_axis(effects, top, axis=1).round(4).tolist()
+    shown = np.take_along_axis(values, top, axis=1).round(4).tolist()
+    make = Moved.model_construct
+    return [[make(feature=names[i], value=v, effect=e)
+             for i, v, e in zip(order, vals, effs, strict=True) if e != 0]
+            for order, vals, effs in zip(top.tolist(), shown, picked, strict=True)]
+
+
 def explain(explaining: Explaining, hits: list[Hit], found: Candidates, learned: np.ndarray,
             mixed: np.ndarray, trace: dict[int, Placed], ranker: Ranker, rule: PackingRule,
             budget: int, moved: set[int]) -> list[Hit]:
@@ -57,33 +71,34 @@ def explain(explaining: Explaining, hits: list[Hit], found: Candidates, learned:
     wanted = shown + left
     effects, bases = ranker.contributions(found.x[wanted]) if wanted else (None, None)
     names = [columns()[i] for i in ranker.columns]
+    moved_by = _moved(effects, found.x[wanted][:, ranker.columns], names) if wanted else []
     reached = signals.rows()
     ids = [table.rows[r].id for r in found.rows]
+    quiet = found.quiet
+    # Found, Moved and Why are made without validation: every value is of its type already
+    make = Found.model_construct
 
     def why(k: int, n: int) -> Why:
         row = found.rows[n]
-        by = sorted((Found(source=s, rank=got[0] + 1, score=round(got[1], 4),
-                           asked=signals.asked.get(s, {}).get(row))
+        by = sorted((make(source=s, rank=got[0] + 1, score=round(got[1], 4),
+                          asked=signals.asked.get(s, {}).get(row))
                      for s, ranks in signals.ranks.items() if (got := ranks.get(row))),
                     key=lambda f: (f.rank, f.source))
         near = [table.rows[j].id for step in (-1, 1)
                 if (j := table.neighbour(row, step)) is not None and j in reached] \
             if not by else []
-        assert effects is not None and bases is not None
-        top = np.argsort(-np.abs(effects[k]), kind="stable")[:MOVED]
-        quiet = rule.floor if found.quiet[n] else 1
+        assert bases is not None
+        least = rule.floor if quiet[n] else 1
         cost = trace[n][2] if n in trace and trace[n][0] != "left" else found.costs[n]
         placed = _placed(trace.get(n), budget, ids)
         if row in moved:
             placed += "; read after the later turn that changed its fact"
-        return Why(found_by=by, near=near, probability=round(float(learned[n]), 4),
-                   mixed=round(float(mixed[n]), 4), base=round(float(bases[k]), 4),
-                   moved_by=[Moved(feature=names[i], value=round(float(found.x[n, col]), 4),
-                                   effect=round(float(effects[k, i]), 4))
-                             for i in top.tolist() if effects[k, i] != 0
-                             for col in [ranker.columns[i]]],
-                   tokens=cost, worth=round(float(mixed[n]) / max(1, quiet, found.costs[n])
-                                            ** rule.gamma, 6), packed=placed)
+        return Why.model_construct(
+            found_by=by, near=near, probability=round(float(learned[n]), 4),
+            mixed=round(float(mixed[n]), 4), base=round(float(bases[k]), 4),
+            moved_by=moved_by[k], tokens=cost,
+            worth=round(float(mixed[n]) / max(1, least, found.costs[n]) ** rule.gamma, 6),
+            packed=placed, detail={})
 
     explained = [h.model_copy(update={"why": why(k, n)})
                  for k, (h, n) in enumerate(zip(hits, shown, strict=True))]

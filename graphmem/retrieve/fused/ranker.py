@@ -154,13 +154,30 @@ class TreeRanker(Ranker):
     def calibrated(self, raw: np.ndarray) -> np.ndarray:
         return self.slope * raw + self.intercept
 
+    @cached_property
+    def paths(self) -> tuple[tuple[np.ndarray, float, int], ...]:
+        """Per model of the average: every leaf's path effects, each tree's leaves in a block
+        of ``width`` rows, (trees * width, features); the sum of the trees' root values; and
+        ``width``. Read from the models' text, once."""
+        return tuple(_leaf_paths(text, len(self.features))
+                     for text in self.trees.split(TREES_SEPARATOR))
+
     def contributions(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        # LightGBM's own per-feature attribution of each tree's output (TreeSHAP), the
-        # models averaged as raw() averages them; its last column is the expected value
+        # each tree's output split along the path the row takes: a split on feature f moves
+        # the expected output from the node's value to the child's, and that move is f's
+        # (the decomposition of Saabas, exact in sum). LightGBM's SHAP values (pred_contrib)
+        # cost 0.3 ms a row on two cores, half a search at 1,000 tokens; these cost what
+        # predict() does (LightGBM's leaf indices) and one table lookup
         mine = x[:, self.columns]
-        parts = np.mean([b.predict(mine, num_threads=1, pred_contrib=True)
-                         for b in self.boosters], axis=0)
-        return self.slope * parts[:, :-1], self.slope * parts[:, -1] + self.intercept
+        effects = np.zeros((len(x), len(self.features)))
+        base = 0.0
+        for booster, (table, roots, width) in zip(self.boosters, self.paths, strict=True):
+            leaves = np.asarray(booster.predict(mine, num_threads=1, pred_leaf=True),
+                                dtype=np.int64).reshape(len(x), -1)
+            effects += table[leaves + np.arange(leaves.shape[1]) * width].sum(axis=1)
+            base += roots
+        n = len(self.boosters)
+        return self.slope * effects / n, np.full(len(x), self.slope * base / n + self.intercept)
 
     @staticmethod
     def trees_file(path: Path) -> Path:
@@ -174,6 +191,41 @@ class TreeRanker(Ranker):
         data = {**self.to_json(), "trees": self.trees_file(path).name}
         self.trees_file(path).write_text(self.trees)
         path.write_text(json.dumps(data, indent=1) + "\n")
+
+
+def _leaf_paths(model: str, features: int) -> tuple[np.ndarray, float, int]:
+    """:attr:`TreeRanker.paths` of one LightGBM model, read from its text: each tree's
+    ``split_feature``, ``left_child`` / ``right_child`` (a negative child ``~k`` is leaf k),
+    ``leaf_value`` and ``internal_value`` (a node's expected output; rounded in the text,
+    which leaves the sum exact: along a path the moves add up to its leaf's value less its
+    root's)."""
+    trees = [dict(line.split("=", 1) for line in block.splitlines() if "=" in line)
+             for block in model.split("\nTree=")[1:]]
+    trees = [t for t in trees if "leaf_value" in t]
+    width = max(int(t["num_leaves"]) for t in trees)
+    table = np.zeros((len(trees) * width, features))
+    roots = 0.0
+    for t, tree in enumerate(trees):
+        leaf = [float(v) for v in tree["leaf_value"].split()]
+        if int(tree["num_leaves"]) == 1:  # a tree of one leaf: all of it is base
+            roots += leaf[0]
+            continue
+        split = [int(v) for v in tree["split_feature"].split()]
+        inner = [float(v) for v in tree["internal_value"].split()]
+        sides = [[int(v) for v in tree[side].split()] for side in ("left_child", "right_child")]
+        roots += inner[0]
+        stack = [(0, np.zeros(features))]
+        while stack:
+            node, effect = stack.pop()
+            for side in sides:
+                child = side[node]
+                moved = effect.copy()
+                moved[split[node]] += (leaf[~child] if child < 0 else inner[child]) - inner[node]
+                if child < 0:
+                    table[t * width + ~child] = moved
+                else:
+                    stack.append((child, moved))
+    return table, roots, width
 
 
 def from_json(data: dict[str, Any], folder: Path | None = None) -> Ranker:
