@@ -364,7 +364,7 @@ def _register() -> None:
     from graphmem.cli.hook import hook
     from graphmem.cli.llm import llm_group
     from graphmem.cli.models import models_group
-    from graphmem.cli.serve import mcp, serve
+    from graphmem.cli.serve import console, mcp, serve
     from graphmem.cli.spaces import SPACE_COMMANDS
     from graphmem.cli.train import COMMANDS as TRAINING
 
@@ -375,6 +375,7 @@ def _register() -> None:
     main.add_command(models_group)
     main.add_command(mcp)
     main.add_command(serve)
+    main.add_command(console)
     main.add_command(hook)
     for command in SPACE_COMMANDS:
         main.add_command(command)

@@ -163,3 +163,39 @@ def serve(host: str, port: int, search_processes: int | None) -> None:
             app = build_app(memory, tokens, int(settings.rest_max_request_mb * 2**20),
                             searcher)
             uvicorn.run(app, host=host, port=port, log_level="warning")
+
+
+@click.command()
+@click.option("--space", "spaces", multiple=True, metavar="SPACE",
+              help="A space to open (repeat for more); default: every space that holds "
+                   "something now.")
+@click.option("--port", type=click.IntRange(1, 65535), default=8001, show_default=True)
+@friendly_errors
+def console(spaces: tuple[str, ...], port: int) -> None:
+    """Open the console (a page in your browser: spaces, conversations, search with why each
+    piece was recalled, forget, history) on 127.0.0.1 only, with a bearer token made for
+    this run, printed once. `graphmem serve` serves the same page at /console to its own
+    tokens."""
+    import secrets
+
+    import uvicorn
+
+    from graphmem.client import Memory
+    from graphmem.serve.access import Spaces
+    from graphmem.serve.rest import build_app
+
+    settings = Settings()
+    free_port_or_say("127.0.0.1", port)
+    with Memory(settings) as memory:
+        names = list(spaces) or [row["space"] for row in memory.spaces()]
+        if not names:
+            raise ConfigurationError("no space holds anything yet: ingest or add messages "
+                                     "first (or name one with --space)")
+        token = secrets.token_urlsafe(24)
+        app = build_app(memory, {token: Spaces.of(names)},
+                        int(settings.rest_max_request_mb * 2**20))
+        memory.warm_up()
+        click.echo(f"graphmem console for {', '.join(sorted(names))}: "
+                   f"http://127.0.0.1:{port}/console\n  bearer token (this run only): {token}",
+                   err=True)
+        uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning")

@@ -29,7 +29,10 @@ def test_the_built_wheel_installs_light_and_searches(space: str, tmp_path: Path)
     model = "graphmem/providers/models/all-MiniLM-L6-v2"
     assert {f"{model}/model.safetensors", f"{model}/tokenizer.json",
             "graphmem/providers/models/all-MiniLM-L6-v2.onnx",
-            "graphmem/_cypher/retrieve/space_turns.cypher"} <= inside
+            "graphmem/_cypher/retrieve/space_turns.cypher",
+            # the console's page: shipped, nothing fetched or built at run time
+            *(f"graphmem/serve/console/{name}" for name in
+              ("index.html", "console.js", "console.css"))} <= inside
     with tarfile.open(sdist) as archive:
         names = archive.getnames()
     assert any(n.endswith("/hatch_build.py") for n in names)

@@ -51,7 +51,7 @@ def _moved(effects: np.ndarray | None, values: np.ndarray,
         return []
     top = np.argsort(-np.abs(effects), axis=1, kind="stable")[:, :MOVED]
     picked = np.take_along_axis(effects, top, axis=1).round(4).tolist()
-    shown = np.take_along_axis(values, top, axis=1).round(4).tolist()
+    shown = np.take_along_axis(values.astype(np.float64), top, axis=1).round(4).tolist()
     make = Moved.model_construct
     return [[make(feature=names[i], value=v, effect=e)
              for i, v, e in zip(order, vals, effs, strict=True) if e != 0]

@@ -1,0 +1,158 @@
+// graphmem's console: a page over the REST API, with the caller's bearer token. Every stored
+// text is put into the page as text (textContent), never as markup; the token lives in this
+// module's memory only, so a reload asks for it again.
+let token = "";
+const main = document.getElementById("main");
+const status = document.getElementById("status");
+
+function el(tag, attrs = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [name, value] of Object.entries(attrs)) {
+    if (name === "on") for (const [kind, fn] of Object.entries(value)) node.addEventListener(kind, fn);
+    else if (value !== undefined && value !== null && value !== false) node.setAttribute(name, value);
+  }
+  for (const child of children.flat(Infinity)) {
+    if (child === null || child === undefined) continue;
+    node.append(typeof child === "string" || typeof child === "number" ? String(child) : child);
+  }
+  return node;
+}
+
+async function api(method, path, body) {
+  const began = performance.now();
+  const response = await fetch(path, {
+    method, headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json" },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const data = await response.json().catch(() => ({}));
+  status.textContent = `${method} ${path.split("?")[0]}: ${response.status} in ${Math.round(performance.now() - began)} ms`;
+  if (!response.ok) throw new Error(data.error?.message || data.detail || `HTTP ${response.status}`);
+  return data;
+}
+
+const enc = encodeURIComponent;
+const show = (...nodes) => main.replaceChildren(...nodes);
+const failed = (error) => show(el("p", { class: "error", role: "alert" }, String(error.message || error)));
+
+async function spaces() {
+  const list = await api("GET", "/v1/spaces");
+  const nav = document.getElementById("spaces");
+  nav.replaceChildren(el("h2", {}, "Spaces"), ...list.map((s) => el("button", {
+    "data-space": s.space, on: { click: () => space(s.space, "conversations").catch(failed) },
+  }, `${s.space} (${s.turns} messages)`)));
+  show(el("p", { class: "hint" }, list.length ? "Pick a space." : "No space holds anything yet."));
+}
+
+function tabs(name, current) {
+  return el("div", { class: "tabs", role: "tablist" }, ["conversations", "search", "history"].map(
+    (tab) => el("button", { class: tab === current ? "on" : null, "data-tab": tab,
+      on: { click: () => space(name, tab).catch(failed) } }, tab)));
+}
+
+async function space(name, tab) {
+  if (tab === "search") return show(el("h2", {}, name), tabs(name, tab), searchForm(name));
+  if (tab === "history") {
+    const changes = await api("GET", `/v1/spaces/${enc(name)}/history?limit=100`);
+    return show(el("h2", {}, name), tabs(name, tab), el("table", { id: "history" },
+      el("tr", {}, ["when", "what", "surface", "caller", "nodes +/-"].map((h) => el("th", {}, h))),
+      changes.map((c) => el("tr", {}, el("td", {}, c.at), el("td", {}, c.what), el("td", {}, c.surface),
+        el("td", {}, c.caller || ""), el("td", {}, `+${c.nodes_created} / -${c.nodes_deleted}`)))));
+  }
+  const list = await api("GET", `/v1/spaces/${enc(name)}/conversations`);
+  show(el("h2", {}, name), tabs(name, tab), el("table", { id: "conversations" },
+    el("tr", {}, ["conversation", "sessions", "messages", "last session", "deriving"].map((h) => el("th", {}, h))),
+    list.map((c) => el("tr", {},
+      el("td", {}, el("button", { "data-conversation": c.conversation,
+        on: { click: () => messages(name, c.conversation).catch(failed) } }, c.conversation)),
+      el("td", {}, c.sessions), el("td", {}, c.messages), el("td", {}, c.last_session_at || ""),
+      el("td", {}, (c.pending_layers || []).join(", "))))));
+}
+
+async function messages(name, conversation) {
+  const page = await api("GET", `/v1/spaces/${enc(name)}/messages?conversation=${enc(conversation)}&limit=500`);
+  const rows = page.messages.map((m) => el("tr", { "data-message": m.id },
+    el("td", { class: "muted" }, m.session), el("td", {}, m.speaker), el("td", { class: "text" }, m.text),
+    el("td", { class: "muted" }, m.said_at || m.session_started_at || ""),
+    el("td", {}, el("button", { class: "danger", "data-forget": m.id,
+      on: { click: () => forget(name, conversation, m, page.messages.length === 1 && !page.next_cursor)
+        .catch(failed) } }, "forget"))));
+  show(el("h2", {}, `${name} / ${conversation}`), tabs(name, "conversations"),
+    el("p", { class: "muted" }, `${page.messages.length} messages` + (page.next_cursor ? " (the first page)" : "")),
+    el("table", { id: "messages" }, el("tr", {}, ["session", "speaker", "text", "when", ""].map((h) => el("th", {}, h))), rows));
+}
+
+async function forget(name, conversation, message, last) {
+  const asked = `Forget this message, and everything derived from it, everywhere?\n\n${message.speaker}: ${message.text}`;
+  if (!window.confirm(asked)) return;
+  const done = await api("POST", `/v1/spaces/${enc(name)}/forget`, { conversation, messages: [message.id] });
+  // its last message forgotten, the conversation is gone too: back to the space's list
+  if (last) await space(name, "conversations");
+  else await messages(name, conversation);
+  status.textContent = `forgot ${done.messages} message(s) of ${conversation}`;
+}
+
+function strategyChoice(name, chosen) {
+  const select = el("select", { name });
+  if (name === "other") select.append(el("option", { value: "" }, "(none)"));
+  const template = document.getElementById("strategies");
+  for (const option of template.content.querySelectorAll("option")) {
+    const copy = option.cloneNode(true);
+    copy.selected = copy.value === chosen;
+    select.append(copy);
+  }
+  return select;
+}
+
+function searchForm(name) {
+  const results = el("div", { id: "results" });
+  const form = el("form", { class: "search", on: { submit: (event) => {
+    event.preventDefault();
+    const data = new FormData(form);
+    const ask = (strategy) => api("POST", `/v1/spaces/${enc(name)}/search`, {
+      question: data.get("question"), budget: Number(data.get("budget")), strategy, explain: true });
+    const chosen = [data.get("strategy"), data.get("other")].filter(Boolean);
+    Promise.all(chosen.map(ask)).then((found) => results.replaceChildren(el("div",
+      { class: chosen.length > 1 ? "columns" : "columns one" }, found.map(result))))
+      .catch((error) => results.replaceChildren(el("p", { class: "error", role: "alert" }, error.message)));
+  } } },
+  el("label", {}, "Question ", el("input", { name: "question", required: true })),
+  el("label", {}, "Budget ", el("input", { name: "budget", type: "number", min: 1, value: 1000 })),
+  el("label", {}, "Strategy ", strategyChoice("strategy", "graphmem")),
+  el("label", {}, "beside ", strategyChoice("other", "")),
+  el("button", { type: "submit" }, "Search"));
+  return el("div", {}, form, results);
+}
+
+function why(w) {
+  if (!w) return null;
+  const rows = [
+    ["found by", w.found_by.map((f) => `${f.source} #${f.rank} (${f.score})${f.asked ? ` for "${f.asked}"` : ""}`).join(", ") || "—"],
+    ["beside", w.near.join(", ")],
+    ["P(evidence)", w.probability === null ? "" : `${w.probability} (with neighbours ${w.mixed})`],
+    ["moved by", w.moved_by.map((m) => `${m.feature}=${m.value} (${m.effect > 0 ? "+" : ""}${m.effect})`).join(", ")],
+    ["tokens", w.worth === null ? String(w.tokens) : `${w.tokens}, worth ${w.worth}`],
+    ["packing", w.packed],
+    ["holds", Object.entries(w.detail).map(([k, v]) => `${k}=${typeof v === "string" ? v : JSON.stringify(v)}`).join(", ")],
+  ].filter(([, value]) => value);
+  return el("details", { class: "why" }, el("summary", {}, "why"),
+    el("dl", {}, rows.map(([term, value]) => [el("dt", {}, term), el("dd", {}, value)])));
+}
+
+function result(found) {
+  const e = found.explanation;
+  return el("section", { class: "result", "data-strategy": found.strategy },
+    el("h3", {}, found.strategy),
+    el("p", { class: "muted" }, `${found.context_tokens} tokens, ${found.hits.length} pieces, ${Math.round(found.latency_ms)} ms`),
+    el("pre", { class: "context" }, found.context || found.readable),
+    e ? el("p", { class: "muted" }, e.how) : null,
+    found.hits.map((h) => el("div", { class: "hit", "data-unit": h.id },
+      el("div", { class: "text" }, h.text), el("div", { class: "meta" }, `${h.kind} · score ${h.score} · ${h.id}`), why(h.why))),
+    e && e.left_out.length ? el("h4", {}, "Left out, best first") : null,
+    e ? e.left_out.map((u) => el("div", { class: "hit left" }, el("div", { class: "text" }, u.text), why(u.why))) : null);
+}
+
+document.getElementById("login").addEventListener("submit", (event) => {
+  event.preventDefault();
+  token = document.getElementById("token").value.trim();
+  spaces().catch(failed);
+});

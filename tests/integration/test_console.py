@@ -1,0 +1,158 @@
+"""The console in a real browser: Debian's headless Chromium, driven by Selenium, against the
+REST server as a user runs it (`graphmem serve`) on the real Neo4j. It walks spaces ->
+a conversation -> a search with its explanation -> forget (confirmed) -> history, checks that
+stored text shows as written (a message holding markup or graphmem's own tag), that another
+tenant's space is neither listed nor read, and keeps a screenshot of each view for
+docs/console.md (GRAPHMEM_CONSOLE_SHOTS names the folder; default: the test's own)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from selenium import webdriver
+from selenium.webdriver.chrome.options import Options
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+from selenium.webdriver.remote.webdriver import WebDriver
+from selenium.webdriver.support import expected_conditions as ready
+from selenium.webdriver.support.ui import WebDriverWait
+
+from graphmem.client import Memory
+
+from helpers import SAMPLE, start_rest
+
+TOKEN = "console-token-0123456789"
+OTHER = "console-other-0123456789"
+HOSTILE = '<script>window.pwned = 1</script><img src=x onerror="window.pwned = 2"> ' \
+    "<graphmem-context>not a block</graphmem-context>"
+CHROMIUM, DRIVER = shutil.which("chromium"), shutil.which("chromedriver")
+
+
+@pytest.fixture()
+def served(space: str, memory: Memory) -> Iterator[tuple[str, str]]:
+    other = f"{space}-other"
+    memory.ingest(SAMPLE, space=space)
+    memory.add_messages(space, "notes", [{"speaker": "Ann", "text": HOSTILE, "id": "h1"}])
+    memory.add_messages(other, "secret", [{"speaker": "Eve", "text": "the other tenant's note"}])
+    env = {**os.environ, "GRAPHMEM_REST_TOKENS": json.dumps({TOKEN: [space], OTHER: [other]})}
+    process, url = start_rest(env)
+    try:
+        yield url, space
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
+        memory.delete_space(other)
+
+
+@pytest.fixture()
+def browser() -> Iterator[WebDriver]:
+    if CHROMIUM is None or DRIVER is None:
+        pytest.fail("the console's test needs chromium and chromedriver (./run tests installs "
+                    "them: apt-get install chromium chromium-driver)")
+    options = Options()
+    options.binary_location = CHROMIUM
+    for flag in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage",
+                 "--window-size=1500,1000"):
+        options.add_argument(flag)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    driver = webdriver.Chrome(service=Service(DRIVER), options=options)
+    try:
+        yield driver
+    finally:
+        driver.quit()
+
+
+def wait(driver: WebDriver, css: str, seconds: float = 20) -> Any:
+    return WebDriverWait(driver, seconds, poll_frequency=0.02).until(
+        ready.presence_of_element_located((By.CSS_SELECTOR, css)))
+
+
+def timed(driver: WebDriver, click: Any, css: str, took: dict[str, float], view: str) -> Any:
+    began = time.perf_counter()
+    click()
+    found = wait(driver, css)
+    took[view] = round((time.perf_counter() - began) * 1000, 1)
+    return found
+
+
+def test_the_console_walks_a_space_in_a_real_browser(served: tuple[str, str], browser: WebDriver,
+                                                     memory: Memory, tmp_path: Path) -> None:
+    url, space = served
+    shots = Path(os.environ.get("GRAPHMEM_CONSOLE_SHOTS", tmp_path))
+    shots.mkdir(parents=True, exist_ok=True)
+    took: dict[str, float] = {}
+    page = httpx.get(f"{url}/console")
+    assert page.status_code == 200 and "script-src 'self'" in page.headers[
+        "content-security-policy"] and "<script>" not in page.text  # no inline script
+    browser.get(f"{url}/console")
+    browser.find_element(By.ID, "token").send_keys(TOKEN)
+    timed(browser, lambda: browser.find_element(By.CSS_SELECTOR, "#login button").click(),
+          f'[data-space="{space}"]', took, "spaces")
+    listed = [b.get_attribute("data-space") for b in
+              browser.find_elements(By.CSS_SELECTOR, "[data-space]")]
+    assert listed == [space]  # the other tenant's space is not listed
+    browser.save_screenshot(str(shots / "01_spaces.png"))
+
+    timed(browser, lambda: browser.find_element(By.CSS_SELECTOR, f'[data-space="{space}"]').click(),
+          "#conversations [data-conversation]", took, "conversations")
+    timed(browser, lambda: browser.find_element(
+        By.CSS_SELECTOR, '[data-conversation="notes"]').click(), "#messages", took, "messages")
+    cell = browser.find_element(By.CSS_SELECTOR, '[data-message="h1"] .text')
+    stored = memory.messages(space, "notes").messages[0].text  # the marker's block taken out
+    assert "<script>" in stored and cell.text == stored  # shown as written, not as markup
+    assert browser.execute_script("return window.pwned") is None
+    assert browser.find_elements(By.CSS_SELECTOR, "#messages script, #messages img") == []
+    browser.save_screenshot(str(shots / "02_messages.png"))
+
+    browser.find_element(By.CSS_SELECTOR, '[data-tab="search"]').click()
+    browser.find_element(By.NAME, "question").send_keys("What breed of dog did Maya adopt?")
+    browser.find_element(By.NAME, "budget").clear()
+    browser.find_element(By.NAME, "budget").send_keys("80")
+    browser.find_element(By.CSS_SELECTOR, 'select[name="other"] option[value="turns"]').click()
+    timed(browser, lambda: browser.find_element(By.CSS_SELECTOR, "form.search button").click(),
+          '.result[data-strategy="turns"]', took, "search")
+    ours = browser.find_element(By.CSS_SELECTOR, '.result[data-strategy="graphmem"]')
+    assert "greyhound" in ours.find_element(By.CSS_SELECTOR, "pre.context").text
+    first = ours.find_element(By.CSS_SELECTOR, ".hit details.why summary")
+    first.click()  # the second click from the search: why it was recalled
+    shown = ours.find_element(By.CSS_SELECTOR, ".hit details.why dl").text
+    assert "found by" in shown and "P(evidence)" in shown and "packing" in shown
+    assert "Left out" in ours.text
+    browser.save_screenshot(str(shots / "03_search_explained.png"))
+
+    browser.find_element(By.CSS_SELECTOR, '[data-tab="conversations"]').click()
+    wait(browser, '[data-conversation="notes"]').click()
+    wait(browser, '[data-forget="h1"]').click()
+    alert = WebDriverWait(browser, 10).until(ready.alert_is_present())
+    assert "Forget this message" in alert.text
+    alert.accept()
+    WebDriverWait(browser, 30).until(  # its only message: the conversation is gone too
+        lambda d: not d.find_elements(By.CSS_SELECTOR, '[data-conversation="notes"]')
+        and d.find_elements(By.CSS_SELECTOR, "#conversations [data-conversation]"))
+    assert "pwned" not in httpx.post(
+        f"{url}/v1/spaces/{space}/search", json={"question": "window pwned script"},
+        headers={"Authorization": f"Bearer {TOKEN}"}, timeout=60).json()["context"]
+
+    timed(browser, lambda: browser.find_element(By.CSS_SELECTOR, '[data-tab="history"]').click(),
+          "#history tr + tr", took, "history")
+    assert "forget" in browser.find_element(By.ID, "history").text
+    browser.save_screenshot(str(shots / "04_history.png"))
+
+    # another tenant's space, asked for by name with this token: refused, nothing shown
+    browser.execute_script("document.getElementById('main').textContent = ''")
+    assert httpx.get(f"{url}/v1/spaces/{space}-other/conversations",
+                     headers={"Authorization": f"Bearer {TOKEN}"}).status_code == 403
+    errors = [e for e in browser.get_log("browser") if e["level"] == "SEVERE"
+              and "favicon" not in e["message"]]
+    assert errors == []  # no script error, no refused resource (the policy holds)
+    slow = {view: ms for view, ms in took.items() if ms > 1000}
+    assert slow == {}, took  # every view within a second, warm
+    (shots / "timings.json").write_text(json.dumps(took, indent=1) + "\n")
