@@ -133,9 +133,11 @@ def _first(text: str, width: int = 100) -> str:
     return first[:width] + (" ..." if more else "")
 
 
-def describe(shown: list[tuple[str, str, Why | None]], explanation: Explanation) -> str:
+def describe(shown: list[tuple[str, str, Why | None]], explanation: Explanation,
+             left_texts: bool = True) -> str:
     """An explanation as text (the CLI's ``--explain``, MCP's readable answer): each shown
-    unit (id, text, why) numbered, then the best left out."""
+    unit (id, text, why) numbered, then the best left out (without ``left_texts``, by id
+    only: what a model reads stays what its budget holds)."""
     out = [f"Why these ({explanation.candidates} candidates weighed, {explanation.ms:g} ms "
            f"to explain) - {explanation.how}."]
     for n, (unit, text, why) in enumerate(shown, 1):
@@ -144,6 +146,7 @@ def describe(shown: list[tuple[str, str, Why | None]], explanation: Explanation)
     if explanation.left_out:
         out.append("Left out, best first:")
         for left in explanation.left_out:
-            out.append(f"  - {_first(left.text)}\n    id {left.id}")
+            out.append(f"  - {_first(left.text)}\n    id {left.id}" if left_texts
+                       else f"  - id {left.id}")
             out += [f"    {line}" for line in _why_lines(left.why)]
     return "\n".join(out)

@@ -139,3 +139,5 @@ def test_rest_and_mcp_send_the_same_explanation(memory: Memory, space: str) -> N
     text = tool.content[0].text
     assert "Why these (" in text and "- graphmem: every source" in text
     assert "found by:" in text and "Left out" in text
+    # what a model reads holds no text beyond what the budget let in: left out by id only
+    assert all(left["text"] not in text for left in structured["explanation"]["left_out"])

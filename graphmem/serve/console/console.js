@@ -85,6 +85,7 @@ async function forget(name, conversation, message, last) {
   const asked = `Forget this message, and everything derived from it, everywhere?\n\n${message.speaker}: ${message.text}`;
   if (!window.confirm(asked)) return;
   const done = await api("POST", `/v1/spaces/${enc(name)}/forget`, { conversation, messages: [message.id] });
+  await spaces();  // its count of messages
   // its last message forgotten, the conversation is gone too: back to the space's list
   if (last) await space(name, "conversations");
   else await messages(name, conversation);

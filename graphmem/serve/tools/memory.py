@@ -42,7 +42,7 @@ def register(server: MCPServer, memory: Memory, allowed: Allowed) -> None:
         text = found.readable
         if found.explanation is not None:
             text += "\n\n" + describe([(h.id, h.text, h.why) for h in found.hits],
-                                      found.explanation)
+                                      found.explanation, left_texts=False)
         return CallToolResult(content=[TextContent(type="text", text=text)],
                               structured_content=found.model_dump(mode="json"))
 
