@@ -115,7 +115,8 @@ class SpaceAdmin(ABC):
 
     def unit(self, space: str, id: str) -> StoredUnit | None:
         """Any node of ``space`` by its id (a turn, statement, event, scene, episodic unit...)
-        with its properties and the turns it comes from; None when there is none."""
+        with its properties and the turns it comes from (and, for a turn, what every layer
+        derived from it); None when there is none."""
         check_space(space)
         rows = self.store.read("admin/unit", space=space, id=node_id(id, "id"))
         if not rows:
@@ -123,7 +124,7 @@ class SpaceAdmin(ABC):
         row = rows[0]
         return StoredUnit(kind=row["kind"], id=row["id"],
                           properties={k: _plain(v) for k, v in row["properties"]},
-                          source_turns=row["sources"])
+                          source_turns=row["sources"], derived=row["derived"])
 
     def history(self, space: str, limit: int = 100) -> list[SpaceChange]:
         """What changed in ``space``, newest first: each transaction that changed it (an

@@ -12,8 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field, PlainSerializer, WithJsonSche
 
 from graphmem.explanations import Explanation, Why
 
-# a result the servers send: its fields with defaults are always there, so required in the
-# answer's schema (graphmem.serve.schemas.Answered says the same for the servers' own models)
+# a sent result's fields with defaults are always there: required in the answer's schema
 ANSWERED = ConfigDict(json_schema_serialization_defaults_required=True)
 
 
@@ -193,6 +192,8 @@ class StoredUnit(BaseModel):
     properties: dict[str, object] = Field(description="every property but vectors")
     source_turns: list[dict[str, object]] = Field(description=(
         "the turns it comes from, in time order: id, source_id, speaker, text, seq"))
+    derived: list[dict[str, str | None]] = Field(default_factory=list, description=(
+        "for a turn: what every layer derived from it (kind, id, text), by kind"))
 
 
 class SpaceChange(BaseModel):

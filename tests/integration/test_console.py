@@ -112,6 +112,18 @@ def test_the_console_walks_a_space_in_a_real_browser(served: tuple[str, str], br
     assert browser.find_elements(By.CSS_SELECTOR, "#messages script, #messages img") == []
     browser.save_screenshot(str(shots / "02_messages.png"))
 
+    # what every layer derived from a message of the sample, opened in place
+    browser.find_element(By.CSS_SELECTOR, '[data-tab="conversations"]').click()
+    wait(browser, '[data-conversation="maya-jonas"]').click()
+    row = wait(browser, '[data-message="s2:1"]')
+    row.find_element(By.CSS_SELECTOR, "details.derived-of summary").click()
+    wait(browser, '[data-message="s2:1"] .derived [data-kind="EDU"]')
+    kinds = {k.get_attribute("data-kind") for k in
+             row.find_elements(By.CSS_SELECTOR, ".derived [data-kind]")}
+    assert {"EDU", "Event"} <= kinds, kinds
+    assert "greyhound" in row.find_element(By.CSS_SELECTOR, '.derived [data-kind="EDU"]').text
+    browser.save_screenshot(str(shots / "03_derived.png"))
+
     browser.find_element(By.CSS_SELECTOR, '[data-tab="search"]').click()
     browser.find_element(By.NAME, "question").send_keys("What breed of dog did Maya adopt?")
     browser.find_element(By.NAME, "budget").clear()
@@ -126,7 +138,7 @@ def test_the_console_walks_a_space_in_a_real_browser(served: tuple[str, str], br
     shown = ours.find_element(By.CSS_SELECTOR, ".hit details.why dl").text
     assert "found by" in shown and "P(evidence)" in shown and "packing" in shown
     assert "Left out" in ours.text
-    browser.save_screenshot(str(shots / "03_search_explained.png"))
+    browser.save_screenshot(str(shots / "04_search_explained.png"))
 
     browser.find_element(By.CSS_SELECTOR, '[data-tab="conversations"]').click()
     wait(browser, '[data-conversation="notes"]').click()
@@ -146,7 +158,7 @@ def test_the_console_walks_a_space_in_a_real_browser(served: tuple[str, str], br
     timed(browser, lambda: browser.find_element(By.CSS_SELECTOR, '[data-tab="history"]').click(),
           "#history tr + tr", took, "history")
     assert "forget" in browser.find_element(By.ID, "history").text
-    browser.save_screenshot(str(shots / "04_history.png"))
+    browser.save_screenshot(str(shots / "05_history.png"))
 
     # another tenant's space, asked for by name with this token: refused, nothing shown
     browser.execute_script("document.getElementById('main').textContent = ''")

@@ -201,9 +201,12 @@ def _unit(store: GraphStore, space: str, memory: Memory) -> None:
     [row] = store.read("admin/unit", space=space, id=turn)
     assert row["kind"] == "Turn" and [t["source_id"] for t in row["sources"]] == ["s2:1"]
     assert "embedding" not in dict(row["properties"]) and dict(row["properties"])["text"]
+    kinds = {d["kind"] for d in row["derived"]}
+    assert {"EDU", "Event"} <= kinds and all(d["id"] for d in row["derived"])
+    assert [d["kind"] for d in row["derived"]] == sorted(d["kind"] for d in row["derived"])
     edu = _edu_rows(store, space)[0]
     [row] = store.read("admin/unit", space=space, id=edu["id"])
-    assert row["kind"] == "EDU" and row["sources"]
+    assert row["kind"] == "EDU" and row["sources"] and row["derived"] == []  # not a turn
     [row] = store.read("admin/unit", space=space, id=session_id(space, KEY, "s1"))
     assert [t["source_id"] for t in row["sources"]][:2] == ["s1:1", "s1:2"]
     assert store.read("admin/unit", space="elsewhere", id=turn) == []

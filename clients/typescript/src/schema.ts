@@ -944,6 +944,13 @@ export interface components {
          * @description Any node of a space (a turn, a statement, an event, a scene...) with its sources.
          */
         StoredUnit: {
+            /**
+             * Derived
+             * @description for a turn: what every layer derived from it (kind, id, text), by kind
+             */
+            derived: {
+                [key: string]: string | null;
+            }[];
             /** Id */
             id: string;
             /** Kind */

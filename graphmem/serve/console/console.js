@@ -71,7 +71,8 @@ async function space(name, tab) {
 async function messages(name, conversation) {
   const page = await api("GET", `/v1/spaces/${enc(name)}/messages?conversation=${enc(conversation)}&limit=500`);
   const rows = page.messages.map((m) => el("tr", { "data-message": m.id },
-    el("td", { class: "muted" }, m.session), el("td", {}, m.speaker), el("td", { class: "text" }, m.text),
+    el("td", { class: "muted" }, m.session), el("td", {}, m.speaker),
+    el("td", {}, el("div", { class: "text" }, m.text), derivedOf(name, m.turn_id)),
     el("td", { class: "muted" }, m.said_at || m.session_started_at || ""),
     el("td", {}, el("button", { class: "danger", "data-forget": m.id,
       on: { click: () => forget(name, conversation, m, page.messages.length === 1 && !page.next_cursor)
@@ -79,6 +80,23 @@ async function messages(name, conversation) {
   show(el("h2", {}, `${name} / ${conversation}`), tabs(name, "conversations"),
     el("p", { class: "muted" }, `${page.messages.length} messages` + (page.next_cursor ? " (the first page)" : "")),
     el("table", { id: "messages" }, el("tr", {}, ["session", "speaker", "text", "when", ""].map((h) => el("th", {}, h))), rows));
+}
+
+function derivedOf(name, turnId) {
+  // what every layer derived from the message, read when first opened
+  const list = el("div", { class: "derived" });
+  const box = el("details", { class: "derived-of", on: { toggle: () => {
+    if (!box.open || list.childElementCount) return;
+    api("GET", `/v1/spaces/${enc(name)}/units/${enc(turnId)}`).then((unit) => {
+      const byKind = {};
+      for (const d of unit.derived) (byKind[d.kind] ||= []).push(d);
+      list.replaceChildren(...(Object.keys(byKind).length ? Object.entries(byKind).map(([kind, units]) =>
+        el("div", { "data-kind": kind }, el("strong", {}, `${kind} (${units.length})`),
+          el("ul", {}, units.map((d) => el("li", { title: d.id }, d.text || d.id)))))
+        : [el("p", { class: "muted" }, "nothing derived from it yet")]));
+    }).catch((error) => list.replaceChildren(el("p", { class: "error" }, error.message)));
+  } } }, el("summary", {}, "derived"), list);
+  return box;
 }
 
 async function forget(name, conversation, message, last) {
