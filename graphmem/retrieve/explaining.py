@@ -40,11 +40,11 @@ class Explaining:
         given (``pagerank="score"``)."""
         for row in rows:
             self.per_unit.setdefault(row["id"], {}).update(
-                {name: _plain(row[column]) for name, column in columns.items()
+                {name: _rounded(row[column]) for name, column in columns.items()
                  if row.get(column) is not None})
 
 
-def _plain(value: Any) -> Any:
+def _rounded(value: Any) -> Any:
     return round(value, 4) if isinstance(value, float) else value
 
 

@@ -12,8 +12,6 @@ from pathlib import Path
 from fastapi import APIRouter, HTTPException
 from fastapi.responses import Response
 
-from graphmem.retrieve.registry import strategy_names
-
 ASSETS = Path(__file__).resolve().parent.parent / "console"
 TYPES = {"console.js": "text/javascript", "console.css": "text/css"}
 POLICY = ("default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; "
@@ -27,6 +25,8 @@ router = APIRouter(include_in_schema=False)
 @cache
 def page() -> str:
     """The page, with the strategies this server offers as the choices of its search."""
+    from graphmem.retrieve.registry import strategy_names  # at the first page, not at import
+
     options = "".join(f'<option value="{escape(n)}">{escape(n)}</option>'
                       for n in strategy_names())
     return (ASSETS / "index.html").read_text().replace("STRATEGIES", options)
