@@ -132,9 +132,10 @@ class Settings(BaseSettings):
         "variable (each layer's options model declares its options: README, docs/extending.md)")
 
     # --- servers (graphmem serve) ---
-    rest_tokens: dict[str, list[str]] = Field(
+    rest_tokens: dict[str, list[str] | dict[str, Any]] = Field(
         default_factory=dict, repr=False, description="REST bearer tokens, each with the "
-        'spaces it may use, as JSON: {"a-long-random-secret": ["alice", "bob"]}')
+        'spaces it may use, as JSON: {"a-long-random-secret": ["alice", "bob"]}; a token '
+        'that may only read: {"another-long-secret": {"spaces": ["alice"], "read_only": true}}')
     rest_max_request_mb: float = Field(default=8.0, gt=0,
                                        description="REST: MiB of one request body")
     search_processes: int | None = Field(
@@ -183,6 +184,12 @@ class Settings(BaseSettings):
                     ch.isspace() or ord(ch) < 32 for ch in token):
                 raise ValueError(f"{named}: a bearer token is 16 or more characters, none of "
                                  "them a space or a control character")
+            if isinstance(spaces, dict):
+                if set(spaces) - {"spaces", "read_only"} or "spaces" not in spaces or \
+                        not isinstance(spaces.get("read_only", False), bool):
+                    raise ValueError(f"{named}: give it as a list of spaces, or as "
+                                     '{"spaces": [...], "read_only": true}')
+                spaces = spaces["spaces"]
             if not isinstance(spaces, list) or not all(isinstance(s, str) for s in spaces):
                 raise ValueError(f"{named}: give its spaces as a list of names")
         return value

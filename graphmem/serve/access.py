@@ -6,6 +6,7 @@ from __future__ import annotations
 import hmac
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from graphmem.config import secret_digest
 from graphmem.errors import ConfigurationError, GraphmemError
@@ -18,17 +19,32 @@ class AccessError(GraphmemError):
 
 @dataclass(frozen=True)
 class Spaces:
-    """The spaces a caller may use; the only one is the default when a request names none."""
+    """The spaces a caller may use; the only one is the default when a request names none.
+    A caller that may only read (``writes`` false: a read-only token) is refused every call
+    that changes a space (:meth:`changing`)."""
 
     allowed: frozenset[str]
+    writes: bool = True
 
     @classmethod
-    def of(cls, names: Iterable[str], owner: str = "--space") -> Spaces:
+    def of(cls, names: Iterable[str], owner: str = "--space", writes: bool = True) -> Spaces:
         """The spaces ``names``; ``owner`` says where they were given, for the error."""
         spaces = frozenset(check_space(n.strip()) for n in names if n.strip())
         if not spaces:
             raise GraphmemError(f"{owner}: name at least one space the server may use")
-        return cls(spaces)
+        return cls(spaces, writes)
+
+    def changing(self, space: str | None) -> str:
+        """:meth:`resolve`, for a call that changes the space: refused to a read-only caller."""
+        resolved = self.resolve(space)
+        if not self.writes:
+            raise AccessError(f"this token may read space {resolved!r} but not change it "
+                              "(it is read-only)")
+        return resolved
+
+    def within(self, other: Spaces) -> Spaces:
+        """What both allow: the spaces of both, and writes only if both write."""
+        return Spaces(self.allowed & other.allowed, self.writes and other.writes)
 
     def resolve(self, space: str | None) -> str:
         """``space`` when it is allowed; the only allowed one when it is None."""
@@ -42,9 +58,10 @@ class Spaces:
         return space
 
 
-def token_spaces(tokens: Mapping[str, list[str]]) -> dict[str, Spaces]:
+def token_spaces(tokens: Mapping[str, list[str] | Mapping[str, Any]]) -> dict[str, Spaces]:
     """``GRAPHMEM_REST_TOKENS`` (the bearer tokens of both HTTP servers, REST and MCP)
-    checked: at least one token, each long enough and with its spaces."""
+    checked: at least one token, each long enough and with its spaces; a token given as
+    ``{"spaces": [...], "read_only": true}`` may read its spaces but not change them."""
     if not tokens:
         raise ConfigurationError('no bearer tokens: set GRAPHMEM_REST_TOKENS, e.g. '
                                  '\'{"a-long-random-secret": ["alice"]}\'')
@@ -53,9 +70,18 @@ def token_spaces(tokens: Mapping[str, list[str]]) -> dict[str, Spaces]:
             raise ConfigurationError(
                 f"bearer token #{number} of GRAPHMEM_REST_TOKENS (digest {caller_id(token)}) "
                 "must be 16 or more characters, none of them a space or a control character")
-    return {token: Spaces.of(names, f"bearer token #{number} of GRAPHMEM_REST_TOKENS "
-                                    f"(digest {caller_id(token)})")
-            for number, (token, names) in enumerate(tokens.items(), 1)}
+    return {token: Spaces.of(_names(grant), f"bearer token #{number} of GRAPHMEM_REST_TOKENS "
+                                            f"(digest {caller_id(token)})",
+                             writes=not _read_only(grant))
+            for number, (token, grant) in enumerate(tokens.items(), 1)}
+
+
+def _names(grant: list[str] | Mapping[str, Any]) -> list[str]:
+    return list(grant["spaces"]) if isinstance(grant, Mapping) else grant
+
+
+def _read_only(grant: list[str] | Mapping[str, Any]) -> bool:
+    return isinstance(grant, Mapping) and grant.get("read_only") is True
 
 
 def caller_id(token: str | bytes) -> str:

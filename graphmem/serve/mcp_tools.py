@@ -50,7 +50,8 @@ class BearerTokens:
         spaces = spaces_of(self.tokens, token)
         if spaces is None:
             return None
-        return AccessToken(token=token, scopes=[], claims={"spaces": sorted(spaces.allowed)},
+        return AccessToken(token=token, scopes=[], claims={"spaces": sorted(spaces.allowed),
+                                                       "writes": spaces.writes},
                            client_id=hashlib.sha256(token.encode()).hexdigest()[:16])
 
 
@@ -64,7 +65,7 @@ def caller_spaces(spaces: Spaces, tokens: Mapping[str, Spaces] | None) -> Callab
         mine = None if token is None else spaces_of(tokens, token.token)
         if mine is None:
             raise AccessError("a valid bearer token is required")
-        return Spaces(spaces.allowed & mine.allowed)
+        return spaces.within(mine)
 
     return allowed
 

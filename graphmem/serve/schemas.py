@@ -29,6 +29,7 @@ from graphmem.models import (
     LiveReport,
     SearchResult,
 )
+from graphmem.serve.access import Spaces
 
 
 class Answered(BaseModel):
@@ -225,11 +226,13 @@ class SpaceOut(Answered):
     space: str
     conversations: int
     turns: int
+    writes: bool = Field(default=True, description=(
+        "whether the caller's token may change the space (false: a read-only token)"))
 
     @classmethod
-    def rows(cls, rows: list[dict[str, Any]], allowed: frozenset[str]) -> list[SpaceOut]:
-        return [cls(space=r["space"], conversations=r["conversations"], turns=r["turns"])
-                for r in rows if r["space"] in allowed]
+    def rows(cls, rows: list[dict[str, Any]], allowed: Spaces) -> list[SpaceOut]:
+        return [cls(space=r["space"], conversations=r["conversations"], turns=r["turns"],
+                    writes=allowed.writes) for r in rows if r["space"] in allowed.allowed]
 
 
 class ForgetIn(OperationIn):

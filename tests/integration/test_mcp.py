@@ -26,6 +26,7 @@ from graphmem.client import Memory
 from graphmem.markers import OPEN
 from graphmem.serve.access import Spaces
 from graphmem.serve.mcp_tools import build_server
+from graphmem.serve.tools import ANNOTATIONS
 
 from helpers import SAMPLE, free_port, memory_ids
 
@@ -94,7 +95,7 @@ def test_every_tool_in_process(memory: Memory, space: str) -> None:
     assert any("a1" in hit["source_ids"] for hit in found["hits"])
     assert found["hits"][0]["date"] == "2025-06-02"
     assert out["spaces"].structured_content["result"] == [
-        {"space": space, "conversations": 1, "turns": 2}]
+        {"space": space, "conversations": 1, "turns": 2, "writes": True}]
     assert out["other"].is_error and "'someone-else' is not served here" in \
         out["other"].content[0].text
     assert out["empty"].is_error and "messages[0].text" in out["empty"].content[0].text
@@ -161,6 +162,38 @@ def test_two_spaces_need_a_name(memory: Memory, space: str) -> None:
 
     result = run(body, server)
     assert result.is_error and "name a space" in result.content[0].text
+
+
+def test_a_read_only_caller_changes_nothing(memory: Memory, space: str) -> None:
+    """Every tool that may change memory (its annotation says so) refuses a read-only
+    caller, naming why, and leaves what is stored as it was; the reading tools answer."""
+    memory.add_messages(space, "chat", [{"speaker": "Ann", "text": "My locker code is 4471.",
+                                         "id": "a1"}])
+    turn = memory.messages(space, "chat").messages[0].turn_id
+    server = build_server(memory, Spaces.of([space], writes=False))
+    changes = {
+        "add_messages": {"messages": [{"speaker": "Eve", "text": "Mine now."}],
+                         "conversation": "chat"},
+        "forget_memory": {"memory_ids": [turn]},
+        "correct_message": {"turn_id": turn, "text": "My locker code is 0000."},
+        "delete_space": {"space": space},
+    }
+    assert set(changes) == {name for name, said in ANNOTATIONS.items()
+                            if not said.read_only_hint}
+
+    async def body(client: Client) -> dict[str, Any]:
+        out = {name: await client.call_tool(name, arguments) for name, arguments
+               in changes.items()}
+        out["search"] = await client.call_tool("search_memory", {
+            "question": "What is the locker code?", "budget": 50})
+        return out
+
+    out = run(body, server)
+    for name in changes:
+        assert out[name].is_error and "read-only" in out[name].content[0].text, name
+    assert "4471" in out["search"].structured_content["context"]
+    assert [m.text for m in memory.messages(space, "chat").messages] == [
+        "My locker code is 4471."]
 
 
 def _env() -> dict[str, str]:
@@ -232,6 +265,7 @@ def test_streamable_http(memory: Memory, space: str, http_server: str) -> None:
 
 
 ALICE, BOB = "alice-secret-token-0001", "bob-secret-token-00002"
+READER = "reader-secret-token-003"  # reads Alice's space, changes nothing
 
 
 def with_token(url: str, token: str | None) -> Any:
@@ -245,7 +279,8 @@ def test_streamable_http_needs_a_token_and_keeps_to_its_spaces(memory: Memory,
     other = f"{space}-bob"
     memory.add_messages(space, "c", [{"speaker": "Ann", "text": "My locker code is 4471."}])
     memory.add_messages(other, "c", [{"speaker": "Bob", "text": "My locker code is 9902."}])
-    env = {**_env(), "GRAPHMEM_REST_TOKENS": json.dumps({ALICE: [space], BOB: [other]})}
+    tokens = {ALICE: [space], BOB: [other], READER: {"spaces": [space], "read_only": True}}
+    env = {**_env(), "GRAPHMEM_REST_TOKENS": json.dumps(tokens)}
     process, url = start_http([space, other], env)
     try:
         async def alice(client: Client) -> tuple[Any, Any, Any]:
@@ -260,6 +295,19 @@ def test_streamable_http_needs_a_token_and_keeps_to_its_spaces(memory: Memory,
         assert "4471" in found.structured_content["context"]
         assert refused.is_error and "not served here" in refused.content[0].text
         assert [s["space"] for s in listed.structured_content["result"]] == [space]
+
+        async def reader(client: Client) -> tuple[Any, Any]:
+            listed = await client.call_tool("list_spaces", {})
+            added = await client.call_tool("add_messages", {
+                "messages": [{"speaker": "Eve", "text": "My locker code is 0000."}],
+                "conversation": "c", "space": space})
+            return listed, added
+
+        listed, added = run(reader, with_token(url, READER))
+        assert [(s["space"], s["writes"]) for s in listed.structured_content["result"]] == [
+            (space, False)]
+        assert added.is_error and "read-only" in added.content[0].text
+        assert len(memory.messages(space, "c").messages) == 1
         for token in (None, "not-a-token-of-this-server"):
             with pytest.raises(Exception):  # noqa: B017 - the SDK raises its transport's error
                 run(lambda client: client.list_tools(), with_token(url, token))

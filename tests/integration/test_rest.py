@@ -23,12 +23,14 @@ from helpers import SAMPLE, start_rest
 ALICE = "alice-token-0123456789"
 BOB = "bob-token-0123456789ab"
 SCRAPER = "prometheus-token-0123456789"
+READER = "reader-token-0123456789a"  # may read Alice's space, not change it
 
 
 @pytest.fixture()
 def server(space: str, memory: Memory) -> Iterator[tuple[str, str, str]]:
     other = f"{space}-bob"
-    env = {**os.environ, "GRAPHMEM_REST_TOKENS": json.dumps({ALICE: [space], BOB: [other]}),
+    tokens = {ALICE: [space], BOB: [other], READER: {"spaces": [space], "read_only": True}}
+    env = {**os.environ, "GRAPHMEM_REST_TOKENS": json.dumps(tokens),
            "GRAPHMEM_REST_MAX_REQUEST_MB": "0.01", "GRAPHMEM_METRICS_TOKEN": SCRAPER}
     process, url = start_rest(env)
     try:
@@ -68,7 +70,7 @@ def test_rest_round_trip_and_tenants(server: tuple[str, str, str], memory: Memor
             'status="200"} 1.0') in metrics
     assert "graphmem_derivation_backlog" in metrics and space not in metrics
     assert alice.get("/v1/spaces").json() == [{"space": space, "conversations": 2,
-                                               "turns": 18}]
+                                               "turns": 18, "writes": True}]
     # since in UTC, whatever zone it is written in (k1's session began 2024-04-02 19:00 UTC)
     for since, count in (("2024-04-02T18:00:00", 1), ("2024-04-02T18:00:00Z", 1),
                          ("2024-04-02T21:00:00+02:00", 1), ("2024-04-02T20:00:00Z", 0),
@@ -314,3 +316,56 @@ def test_the_schema_declares_what_the_server_answers(server: tuple[str, str, str
     assert gone.status_code == 404 and "holds no conversation 'chat'" in gone.text
     unit = alice.get(f"/v1/spaces/{space}/units/{quote('no-such-unit', safe='')}")
     assert unit.status_code == 404
+
+
+
+def test_a_read_only_token_reads_and_changes_nothing(server: tuple[str, str, str],
+                                                     memory: Memory) -> None:
+    """A token given as ``{"spaces": [...], "read_only": true}`` lists, reads and searches
+    its spaces; every route that could change one refuses it (403) and changes nothing. The
+    routes are read from the server's own schema, so a new route that changes a space fails
+    here until it is checked."""
+    url, space, _ = server
+    reader = httpx.Client(base_url=url, headers={"Authorization": f"Bearer {READER}"},
+                          timeout=60)
+    memory.ingest(SAMPLE, space=space, layers="edus")
+    turn = memory.messages(space, "maya-jonas", limit=1).messages[0].turn_id
+    said = [{"speaker": "Eve", "text": "I wrote this while read-only."}]
+    # a valid body for every route that is not a GET, so that only the token can refuse it
+    bodies: dict[tuple[str, str], dict[str, Any] | None] = {
+        ("post", "/v1/spaces/{space}/conversations/{conversation}/messages"):
+            {"messages": said},
+        ("post", "/v1/spaces/{space}/messages"):
+            {"conversation": "maya-jonas", "messages": said},
+        ("post", "/v1/spaces/{space}/conversations/{conversation}/forget"):
+            {"messages": ["s1:1"]},
+        ("post", "/v1/spaces/{space}/forget"): {"conversation": "maya-jonas",
+                                                "whole_conversation": True},
+        ("post", "/v1/spaces/{space}/corrections"): {"turn_id": turn, "text": "Changed."},
+        ("post", "/v1/spaces/{space}/refresh"): None,
+        ("delete", "/v1/spaces/{space}"): None,
+    }
+    reads = {("post", "/v1/spaces/{space}/search"), ("post", "/v1/spaces/{space}/answer")}
+    schema = reader.get("/openapi.json").json()
+    routes = {(method, path) for path, item in schema["paths"].items() for method in item
+              if method != "get"}
+    assert routes == set(bodies) | reads
+
+    def stored() -> Any:
+        return ([m.model_dump() for m in memory.messages(space, "maya-jonas", limit=500).messages],
+                [c.at for c in memory.history(space, limit=500)])
+    before = stored()
+    for method, path in bodies:
+        concrete = path.replace("{space}", space).replace("{conversation}", "maya-jonas")
+        refused = reader.request(method, concrete, json=bodies[method, path])
+        assert refused.status_code == 403, (path, refused.text)
+        assert "read-only" in refused.json()["error"]["message"], refused.text
+    assert stored() == before
+    assert reader.get("/v1/spaces").json() == [{"space": space, "conversations": 1,
+                                                "turns": 17, "writes": False}]
+    found = reader.post(f"/v1/spaces/{space}/search", json={"question": "What did Maya adopt?",
+                                                            "budget": 300, "explain": True})
+    assert found.status_code == 200 and "Pepper" in found.json()["context"]
+    assert reader.get(f"/v1/spaces/{space}/history").status_code == 200
+    assert reader.get(f"/v1/spaces/{space}/units/{quote(turn, safe='')}").status_code == 200
+    assert reader.get(f"/v1/spaces/{space}-bob/conversations").status_code == 403

@@ -884,6 +884,12 @@ export interface components {
             space: string;
             /** Turns */
             turns: number;
+            /**
+             * Writes
+             * @description whether the caller's token may change the space (false: a read-only token)
+             * @default true
+             */
+            writes: boolean;
         };
         /**
          * StoredConversation

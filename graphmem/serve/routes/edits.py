@@ -16,7 +16,7 @@ def forget(space: str, conversation: str, body: ForgetIn, who: Caller,
            memory: Memories) -> ForgetOut:
     """Forget messages, sessions or (with whole_conversation) the whole conversation; an
     empty list forgets nothing."""
-    return ForgetOut.of(memory.forget(who.resolve(space), conversation, **body.arguments()))
+    return ForgetOut.of(memory.forget(who.changing(space), conversation, **body.arguments()))
 
 
 @router.post("/forget")
@@ -28,4 +28,4 @@ def forget_in(space: str, body: ForgetIn, who: Caller, memory: Memories) -> Forg
 @router.post("/corrections")
 def correct(space: str, body: CorrectIn, who: Caller, memory: Memories) -> CorrectOut:
     """Correct what a stored message says; its conversation's layers are derived again."""
-    return CorrectOut.of(memory.correct(who.resolve(space), **body.arguments()))
+    return CorrectOut.of(memory.correct(who.changing(space), **body.arguments()))

@@ -23,7 +23,7 @@ router = APIRouter(prefix="/v1/spaces/{space}", responses=ERRORS)
 def add_messages(space: str, conversation: str, body: AddIn, who: Caller, memory: Memories,
                  metrics: Counted) -> AddOut:
     """Remember messages; they are searchable when this returns."""
-    report = memory.add_messages(who.resolve(space), conversation, **body.arguments())
+    report = memory.add_messages(who.changing(space), conversation, **body.arguments())
     metrics.added(report)
     return AddOut.of(report)
 
@@ -54,4 +54,4 @@ def answer(space: str, body: QuestionIn, who: Caller, memory: Memories) -> Answe
 @router.post("/refresh")
 def refresh(space: str, who: Caller, memory: Memories) -> Refreshed:
     """Bring the whole-conversation layers up to date with live messages now."""
-    return Refreshed(refreshed=memory.refresh(who.resolve(space)))
+    return Refreshed(refreshed=memory.refresh(who.changing(space)))

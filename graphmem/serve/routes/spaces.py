@@ -28,13 +28,13 @@ def health() -> dict[str, str]:
 @router.get("/spaces")
 def spaces(who: Caller, memory: Memories) -> list[SpaceOut]:
     """The spaces this token may use that hold something."""
-    return SpaceOut.rows(memory.spaces(), who.allowed)
+    return SpaceOut.rows(memory.spaces(), who)
 
 
 @router.delete("/spaces/{space}")
 def delete_space(space: str, who: Caller, memory: Memories) -> Deleted:
     """Forget everything stored in a space."""
-    return Deleted(deleted=memory.delete_space(who.resolve(space)))
+    return Deleted(deleted=memory.delete_space(who.changing(space)))
 
 
 @router.get("/spaces/{space}/conversations")

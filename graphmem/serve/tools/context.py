@@ -37,7 +37,7 @@ def register(server: MCPServer, memory: Memory, allowed: Allowed) -> None:
                      description="The memory spaces this server serves that hold something, "
                      "with their conversations and messages counted.")
     def spaces() -> str:
-        rows = read(lambda: SpaceOut.rows(memory.spaces(), allowed().allowed))
+        rows = read(lambda: SpaceOut.rows(memory.spaces(), allowed()))
         return json.dumps([row.model_dump(mode="json") for row in rows])
 
     @server.resource("graphmem://spaces/{space}/conversations", name="conversations",

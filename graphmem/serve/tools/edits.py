@@ -26,7 +26,7 @@ def register(server: MCPServer, memory: Memory, allowed: Allowed) -> None:
         messages (their ids), sessions (their keys) or, with whole_conversation true, all
         of it. An empty list forgets nothing."""
         def run() -> ForgetOut:
-            where = allowed().resolve(space)
+            where = allowed().changing(space)
             if memory_ids is not None:
                 if conversation is not None or body.sessions or body.messages \
                         or body.whole_conversation:
@@ -46,7 +46,7 @@ def register(server: MCPServer, memory: Memory, allowed: Allowed) -> None:
         """Correct what a stored message says (its turn id comes from a search hit or
         list_messages); the old text is kept as a revision unless keep_old is false."""
         return guard(lambda: CorrectOut.of(memory.correct(  # type: ignore[no-any-return]
-            allowed().resolve(space), **body.arguments())))
+            allowed().changing(space), **body.arguments())))
 
 
 def by_conversation(space: str, memory_ids: list[str]) -> dict[str, list[str]]:

@@ -25,7 +25,7 @@ def register(server: MCPServer, memory: Memory, allowed: Allowed) -> None:
         conversation's open session (a new one after 30 minutes of silence) and can be found
         by search_memory as soon as this returns."""
         return guard(lambda: AddOut.of(memory.add_messages(  # type: ignore[no-any-return]
-            allowed().resolve(space), conversation, **body.arguments())))
+            allowed().changing(space), conversation, **body.arguments())))
 
     @server.tool()
     @takes(SearchIn)

@@ -22,7 +22,7 @@ def register(server: MCPServer, memory: Memory, allowed: Allowed) -> None:
     def list_spaces() -> list[SpaceOut]:
         """The memory spaces this server serves that hold something."""
         return guard(lambda: SpaceOut.rows(  # type: ignore[no-any-return]
-            memory.spaces(), allowed().allowed))
+            memory.spaces(), allowed()))
 
     @server.tool()
     def list_conversations(space: str | None = None) -> list[StoredConversation]:
@@ -55,4 +55,4 @@ def register(server: MCPServer, memory: Memory, allowed: Allowed) -> None:
     def delete_space(space: str) -> bool:
         """Forget everything stored in a space (it must be one this server serves). Returns
         whether there was anything to forget."""
-        return guard(lambda: memory.delete_space(allowed().resolve(space)))  # type: ignore[no-any-return]
+        return guard(lambda: memory.delete_space(allowed().changing(space)))  # type: ignore[no-any-return]
