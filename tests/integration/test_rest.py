@@ -319,20 +319,15 @@ def test_the_schema_declares_what_the_server_answers(server: tuple[str, str, str
 
 
 
-def test_a_read_only_token_reads_and_changes_nothing(server: tuple[str, str, str],
-                                                     memory: Memory) -> None:
-    """A token given as ``{"spaces": [...], "read_only": true}`` lists, reads and searches
-    its spaces; every route that could change one refuses it (403) and changes nothing. The
-    routes are read from the server's own schema, so a new route that changes a space fails
-    here until it is checked."""
-    url, space, _ = server
-    reader = httpx.Client(base_url=url, headers={"Authorization": f"Bearer {READER}"},
-                          timeout=60)
-    memory.ingest(SAMPLE, space=space, layers="edus")
-    turn = memory.messages(space, "maya-jonas", limit=1).messages[0].turn_id
+# the routes that are not GETs but change nothing
+READS = {("post", "/v1/spaces/{space}/search"), ("post", "/v1/spaces/{space}/answer")}
+
+
+def changing_bodies(turn: str) -> dict[tuple[str, str], dict[str, Any] | None]:
+    """A valid body for every route that is not a GET and changes a space, so that only the
+    caller's token can refuse it."""
     said = [{"speaker": "Eve", "text": "I wrote this while read-only."}]
-    # a valid body for every route that is not a GET, so that only the token can refuse it
-    bodies: dict[tuple[str, str], dict[str, Any] | None] = {
+    return {
         ("post", "/v1/spaces/{space}/conversations/{conversation}/messages"):
             {"messages": said},
         ("post", "/v1/spaces/{space}/messages"):
@@ -345,11 +340,55 @@ def test_a_read_only_token_reads_and_changes_nothing(server: tuple[str, str, str
         ("post", "/v1/spaces/{space}/refresh"): None,
         ("delete", "/v1/spaces/{space}"): None,
     }
-    reads = {("post", "/v1/spaces/{space}/search"), ("post", "/v1/spaces/{space}/answer")}
+
+
+def test_another_tenants_space_is_refused_on_every_route(server: tuple[str, str, str],
+                                                         memory: Memory) -> None:
+    """Bob's token, on every route of the server's schema that names a space, with Alice's
+    space and a valid request: 403, the same message, and nothing of hers read or changed.
+    The routes come from /openapi.json, so a new one is checked the day it is added."""
+    url, space, other = server
+    memory.ingest(SAMPLE, space=space, layers="edus")
+    turn = memory.messages(space, "maya-jonas", limit=1).messages[0].turn_id
+    bob = httpx.Client(base_url=url, headers={"Authorization": f"Bearer {BOB}"}, timeout=60)
+    bodies = {**changing_bodies(turn),
+              **{route: {"question": "What did Maya adopt?"} for route in READS}}
+    before = [m.model_dump() for m in memory.messages(space, "maya-jonas", limit=500).messages]
+    checked = 0
+    for path, item in bob.get("/openapi.json").json()["paths"].items():
+        if "{space}" not in path:
+            continue
+        for method in item:
+            concrete = path.replace("{space}", space).replace(
+                "{conversation}", "maya-jonas").replace("{unit_id}", quote(turn, safe=""))
+            refused = bob.request(method, concrete, json=bodies.get((method, path)),
+                                  params={"conversation": "maya-jonas"})
+            assert refused.status_code == 403, (method, path, refused.text)
+            assert refused.json()["error"]["message"] == (
+                f"space {space!r} is not served here; allowed: {other}")
+            assert "Maya" not in refused.text and "Pepper" not in refused.text
+            checked += 1
+    assert checked >= 14  # the 14 routes of today; more as they come
+    assert [m.model_dump() for m in memory.messages(space, "maya-jonas", limit=500).messages] \
+        == before
+
+
+def test_a_read_only_token_reads_and_changes_nothing(server: tuple[str, str, str],
+                                                     memory: Memory) -> None:
+    """A token given as ``{"spaces": [...], "read_only": true}`` lists, reads and searches
+    its spaces; every route that could change one refuses it (403) and changes nothing. The
+    routes are read from the server's own schema, so a new route that changes a space fails
+    here until it is checked."""
+    url, space, _ = server
+    reader = httpx.Client(base_url=url, headers={"Authorization": f"Bearer {READER}"},
+                          timeout=60)
+    memory.ingest(SAMPLE, space=space, layers="edus")
+    turn = memory.messages(space, "maya-jonas", limit=1).messages[0].turn_id
+    bodies = changing_bodies(turn)
     schema = reader.get("/openapi.json").json()
     routes = {(method, path) for path, item in schema["paths"].items() for method in item
               if method != "get"}
-    assert routes == set(bodies) | reads
+    assert routes == set(bodies) | READS
 
     def stored() -> Any:
         return ([m.model_dump() for m in memory.messages(space, "maya-jonas", limit=500).messages],
