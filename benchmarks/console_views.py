@@ -7,10 +7,13 @@ Needs Debian's chromium and chromedriver (apt-get install chromium chromium-driv
 selenium (the dev extra). Ingests one LoCoMo conversation with every default layer into a
 space of its own (removed at the end), starts `graphmem serve` on a free loopback port with a
 token for it, then opens the console and, each round, the space, the conversation (every
-message, one page of 500), a search of `graphmem` beside `turns` with the explanation, and the
-history; a view counts from the click until its content is in the page. The first round is a
-warm-up and not counted; reported: the median and the worst of the rest, per view (target:
-at most a second, warm).
+message, one page of 500), what the layers derived from its first message, a search of
+`graphmem` beside `turns` with the explanation, and the history; a view counts from the click
+until its content is in the page. The first round is a warm-up and not counted; reported: the
+median and the worst of the rest, per view (target: at most a second, warm). Beside them, a
+correction made through the page (confirmed) until the corrected text is shown, in rounds of
+their own after the views': a write that derives the conversation's layers again, so not a
+view (it grows with the conversation), and the search after it reads the space anew.
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ from pathlib import Path
 import httpx
 from common import LOCOMO, make_parser, publish
 from selenium import webdriver
+from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.chrome.options import Options
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
@@ -50,6 +54,24 @@ def opened(driver: WebDriver, click: str, css: str) -> float:
     return (time.perf_counter() - began) * 1000
 
 
+def corrected(driver: WebDriver, text: str) -> float:
+    """Milliseconds from confirming a correction of the first message until the page shows it."""
+    first = driver.find_element(By.CSS_SELECTOR, "#messages tr[data-message]")
+    message = first.get_attribute("data-message")
+    first.find_element(By.CSS_SELECTOR, "[data-correct]").click()
+    asked = WebDriverWait(driver, 10).until(ready.alert_is_present())
+    asked.send_keys(text)
+    asked.accept()
+    sure = WebDriverWait(driver, 10).until(ready.alert_is_present())
+    began = time.perf_counter()
+    sure.accept()
+    WebDriverWait(driver, 600, poll_frequency=0.05,
+                  ignored_exceptions=[StaleElementReferenceException]).until(
+        lambda d: d.find_element(By.CSS_SELECTOR, f'tr[data-message="{message}"] .text').text
+        == text)
+    return (time.perf_counter() - began) * 1000
+
+
 def main() -> None:
     parser = make_parser(__doc__)
     parser.add_argument("--data", type=Path, default=LOCOMO)
@@ -65,7 +87,8 @@ def main() -> None:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
     took: dict[str, list[float]] = {v: [] for v in
-                                    ("space", "conversation", "search", "history")}
+                                    ("space", "conversation", "derived", "search", "history",
+                                     "correct")}
     with Memory(progress=True) as memory:
         memory.ingest([conversation], space=space)
         env = {**os.environ, "GRAPHMEM_REST_TOKENS": json.dumps({token: [space]})}
@@ -95,6 +118,8 @@ def main() -> None:
                     "space": opened(driver, f'[data-space="{space}"]', "#conversations td"),
                     "conversation": opened(
                         driver, f'[data-conversation="{conversation.key}"]', "#messages td")}
+                seen["derived"] = opened(driver, "#messages details.derived-of summary",
+                                         "#messages .derived p")
                 driver.find_element(By.CSS_SELECTOR, '[data-tab="search"]').click()
                 driver.find_element(By.NAME, "question").send_keys(question)
                 driver.find_element(
@@ -105,6 +130,14 @@ def main() -> None:
                 if round_:
                     for view, ms in seen.items():
                         took[view].append(ms)
+            # then the corrections, apart: each changes the space, so the first search after
+            # one reads the space's table again (not a warm view)
+            for round_ in range(args.rounds + 1):
+                opened(driver, '[data-tab="conversations"]', "#conversations td")
+                opened(driver, f'[data-conversation="{conversation.key}"]', "#messages td")
+                ms = corrected(driver, f"correction {round_} of the first message")
+                if round_:
+                    took["correct"].append(ms)
         finally:
             if driver is not None:
                 driver.quit()

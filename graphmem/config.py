@@ -142,6 +142,10 @@ class Settings(BaseSettings):
         default=None, ge=0, le=64, description="REST: processes that run the searches, each "
         "with its models loaded, so that searches never hold up the adds and forgets of the "
         "server's own process; 0 searches in that process; unset: half the cores (1 to 4)")
+    browser_url: str | None = Field(default=None, description=(
+        "Neo4j Browser's address, for the console's links to a unit's neighbourhood (unset: "
+        "http://127.0.0.1:<neo4j_http_port>/browser/ when Neo4j runs on this machine, else "
+        "the console shows no link)"))
     metrics_token: str | None = Field(
         default=None, repr=False, min_length=16, description="REST: the bearer token GET "
         "/metrics asks for (unset: /metrics is open, as Prometheus scrapes by default)")
@@ -216,6 +220,15 @@ class Settings(BaseSettings):
             raise ValueError(f"GRAPHMEM_NEO4J_URI must use one of {sorted(allowed)}, got {value!r}")
         return value
 
+    @field_validator("browser_url")
+    @classmethod
+    def _check_browser(cls, value: str | None) -> str | None:
+        if value is not None and (urlparse(value).scheme not in {"http", "https"}
+                                  or not urlparse(value).netloc):
+            raise ValueError("GRAPHMEM_BROWSER_URL is Neo4j Browser's http(s) address, e.g. "
+                             f"https://neo4j.example.com:7473/browser/; got {value!r}")
+        return value
+
     @property
     def bolt_port(self) -> int:
         return urlparse(self.neo4j_uri).port or 7687
@@ -223,6 +236,15 @@ class Settings(BaseSettings):
     @property
     def bolt_host(self) -> str:
         return urlparse(self.neo4j_uri).hostname or "127.0.0.1"
+
+    @property
+    def browser_address(self) -> str | None:
+        """Where Neo4j Browser is: ``browser_url``, else the local one for a local Neo4j."""
+        if self.browser_url:
+            return self.browser_url
+        if self.bolt_host in {"127.0.0.1", "localhost"}:
+            return f"http://127.0.0.1:{self.neo4j_http_port}/browser/"
+        return None
 
     @property
     def neo4j_home(self) -> Path:

@@ -324,11 +324,9 @@ def browser(ctx: click.Context) -> None:
     s = _settings(ctx)
     password = s.neo4j_password.get_secret_value()
     shown = password if password == "graphmem-local" else "the value of GRAPHMEM_NEO4J_PASSWORD"
-    local = s.bolt_host in {"127.0.0.1", "localhost"}
     queries = sorted((cypher_dir() / "browser").glob("*.cypher"))
     click.echo("\n".join([
-        "Neo4j Browser: " + (f"http://127.0.0.1:{s.neo4j_http_port}/browser/" if local
-                             else "the Browser of your Neo4j deployment"),
+        "Neo4j Browser: " + (s.browser_address or "the Browser of your Neo4j deployment"),
         f"  connect to {s.neo4j_uri} as {s.neo4j_user!r}, password {shown}",
         f"Style: drag {STYLE} onto the Browser window, or paste the line below into its",
         "  editor; every node is then coloured by kind and captioned by its text, date or name.",

@@ -55,9 +55,11 @@ def test_every_node_of_a_space_gets_a_caption_it_has(memory: Memory, sample: str
 @pytest.mark.parametrize("name", QUERIES)
 def test_saved_query_draws_a_styled_graph(memory: Memory, sample: str, name: str) -> None:
     rules = style()
+    turn = query_rows(memory.store, "MATCH (t:Turn {space: $s}) RETURN t.id AS id "
+                      "ORDER BY t.seq LIMIT 1", s=sample)[0]["id"]
     with memory.store.driver.session(database=memory.store.database) as session:
         records = list(session.run(cypher.load(name),  # type: ignore[arg-type]
-                                   space=sample, word="dog"))
+                                   space=sample, word="dog", id=turn))
     nodes: list[Node] = [v for r in records for v in r.values() if isinstance(v, Node)]
     assert len(nodes) >= 2, name
     for node in nodes:

@@ -14,6 +14,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+from urllib.parse import parse_qs, urlparse
 
 import httpx
 import pytest
@@ -31,6 +32,7 @@ from helpers import SAMPLE, start_rest
 
 TOKEN = "console-token-0123456789"
 OTHER = "console-other-0123456789"
+READER = "console-reader-0123456789"
 HOSTILE = '<script>window.pwned = 1</script><img src=x onerror="window.pwned = 2"> ' \
     "<graphmem-context>not a block</graphmem-context>"
 CHROMIUM, DRIVER = shutil.which("chromium"), shutil.which("chromedriver")
@@ -42,7 +44,8 @@ def served(space: str, memory: Memory) -> Iterator[tuple[str, str]]:
     memory.ingest(SAMPLE, space=space)
     memory.add_messages(space, "notes", [{"speaker": "Ann", "text": HOSTILE, "id": "h1"}])
     memory.add_messages(other, "secret", [{"speaker": "Eve", "text": "the other tenant's note"}])
-    env = {**os.environ, "GRAPHMEM_REST_TOKENS": json.dumps({TOKEN: [space], OTHER: [other]})}
+    env = {**os.environ, "GRAPHMEM_REST_TOKENS": json.dumps({
+        TOKEN: [space], OTHER: [other], READER: {"spaces": [space], "read_only": True}})}
     process, url = start_rest(env)
     try:
         yield url, space
@@ -83,11 +86,16 @@ def timed(driver: WebDriver, click: Any, css: str, took: dict[str, float], view:
     return found
 
 
+@pytest.fixture()
+def shots(tmp_path: Path) -> Path:
+    folder = Path(os.environ.get("GRAPHMEM_CONSOLE_SHOTS", tmp_path))
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
 def test_the_console_walks_a_space_in_a_real_browser(served: tuple[str, str], browser: WebDriver,
-                                                     memory: Memory, tmp_path: Path) -> None:
+                                                     memory: Memory, shots: Path) -> None:
     url, space = served
-    shots = Path(os.environ.get("GRAPHMEM_CONSOLE_SHOTS", tmp_path))
-    shots.mkdir(parents=True, exist_ok=True)
     took: dict[str, float] = {}
     page = httpx.get(f"{url}/console")
     assert page.status_code == 200 and "script-src 'self'" in page.headers[
@@ -123,6 +131,10 @@ def test_the_console_walks_a_space_in_a_real_browser(served: tuple[str, str], br
     assert {"EDU", "Event"} <= kinds, kinds
     assert "greyhound" in row.find_element(By.CSS_SELECTOR, '.derived [data-kind="EDU"]').text
     browser.save_screenshot(str(shots / "03_derived.png"))
+    turn = next(m.turn_id for m in memory.messages(space, "maya-jonas").messages
+                if m.id == "s2:1")
+    around_in_browser(row.find_element(By.CSS_SELECTOR, f'.derived [data-browser="{turn}"]'),
+                      memory, space, turn)
 
     browser.find_element(By.CSS_SELECTOR, '[data-tab="search"]').click()
     browser.find_element(By.NAME, "question").send_keys("What breed of dog did Maya adopt?")
@@ -142,6 +154,16 @@ def test_the_console_walks_a_space_in_a_real_browser(served: tuple[str, str], br
 
     browser.find_element(By.CSS_SELECTOR, '[data-tab="conversations"]').click()
     wait(browser, '[data-conversation="notes"]').click()
+    wait(browser, '[data-correct="h1"]').click()  # correct, asked twice: the text, then sure?
+    asked = WebDriverWait(browser, 10).until(ready.alert_is_present())
+    asked.send_keys("Ann: the corrected note")
+    asked.accept()
+    sure = WebDriverWait(browser, 10).until(ready.alert_is_present())
+    assert "Correct this message" in sure.text and "the corrected note" in sure.text
+    sure.accept()
+    WebDriverWait(browser, 60).until(lambda d: "the corrected note" in d.find_element(
+        By.CSS_SELECTOR, '[data-message="h1"] .text').text)
+    assert memory.messages(space, "notes").messages[0].text == "Ann: the corrected note"
     wait(browser, '[data-forget="h1"]').click()
     alert = WebDriverWait(browser, 10).until(ready.alert_is_present())
     assert "Forget this message" in alert.text
@@ -157,7 +179,7 @@ def test_the_console_walks_a_space_in_a_real_browser(served: tuple[str, str], br
     assert counted.endswith(f"({len(memory.messages(space, 'maya-jonas').messages)} messages)")
     timed(browser, lambda: browser.find_element(By.CSS_SELECTOR, '[data-tab="history"]').click(),
           "#history tr + tr", took, "history")
-    assert "forget" in browser.find_element(By.ID, "history").text
+    assert {"forget", "correct"} <= set(browser.find_element(By.ID, "history").text.split())
     browser.save_screenshot(str(shots / "05_history.png"))
 
     # another tenant's space, asked for by name with this token: refused, nothing shown
@@ -170,3 +192,58 @@ def test_the_console_walks_a_space_in_a_real_browser(served: tuple[str, str], br
     # how long each view took is measured, not asserted (a loaded machine is slower):
     # benchmarks/console_views.py measures them on a LoCoMo-size space
     (shots / "timings.json").write_text(json.dumps(took, indent=1) + "\n")
+
+
+def around_in_browser(link: Any, memory: Memory, space: str, unit: str) -> None:
+    """The link opens Neo4j Browser's editor on the saved query, its first line naming the
+    unit and its space: run as Browser would, it draws the unit and its space's nodes only."""
+    address = urlparse(link.get_attribute("href"))
+    assert f"{address.scheme}://{address.netloc}{address.path}" == \
+        memory.settings.browser_address
+    asked = parse_qs(address.query)
+    assert asked["cmd"] == ["edit"] and asked["dbms"] == [memory.settings.neo4j_uri]
+    assert asked["db"] == [memory.settings.neo4j_database]
+    query = asked["arg"][0]
+    assert query.startswith("// One node") and "$space" not in query.split("WITH", 1)[1]
+    with memory.store.driver.session(database=memory.store.database) as session:
+        records = list(session.run(query))  # type: ignore[arg-type]  # no parameters
+    assert records and all(r["n"]["id"] == unit for r in records)
+    others = [r["m"] for r in records if r["m"] is not None]
+    assert {"EDU", "Session", "Speaker"} <= {label for m in others for label in m.labels}
+    assert all(m["space"] == space for m in others)
+
+
+def test_a_read_only_token_pages_and_changes_nothing(served: tuple[str, str], browser: WebDriver,
+                                                     memory: Memory, shots: Path) -> None:
+    """A read-only token reads the space, page by page, and is offered no forget or
+    correct; the page size is the address's ?page (500 by default)."""
+    url, space = served
+    browser.get(f"{url}/console?page=3")
+    browser.find_element(By.ID, "token").send_keys(READER)
+    browser.find_element(By.CSS_SELECTOR, "#login button").click()
+    assert "read-only" in wait(browser, f'[data-space="{space}"]').text
+    browser.find_element(By.CSS_SELECTOR, f'[data-space="{space}"]').click()
+    wait(browser, '[data-conversation="maya-jonas"]').click()
+    wait(browser, "#messages [data-message]")
+    stored = [m.id for m in memory.messages(space, "maya-jonas", limit=500).messages]
+    assert len(stored) > 3
+    for _ in range(len(stored)):
+        more = browser.find_element(By.ID, "more")
+        if not more.is_displayed():
+            break
+        before = len(browser.find_elements(By.CSS_SELECTOR, "#messages [data-message]"))
+        more.click()
+        WebDriverWait(browser, 20).until(lambda d, before=before: len(d.find_elements(
+            By.CSS_SELECTOR, "#messages [data-message]")) > before)
+    shown = [r.get_attribute("data-message") for r in
+             browser.find_elements(By.CSS_SELECTOR, "#messages [data-message]")]
+    assert shown == stored  # every message once, in order
+    assert browser.find_elements(By.CSS_SELECTOR, "[data-forget], [data-correct]") == []
+    assert "not change it" in browser.find_element(By.ID, "read-only").text
+    browser.execute_script("window.scrollTo(0, 0)")
+    browser.save_screenshot(str(shots / "06_read_only.png"))
+    refused = httpx.post(f"{url}/v1/spaces/{space}/forget", headers={
+        "Authorization": f"Bearer {READER}"}, json={"conversation": "maya-jonas",
+                                                    "messages": [stored[0]]})
+    assert refused.status_code == 403 and "read-only" in refused.text
+    assert [m.id for m in memory.messages(space, "maya-jonas", limit=500).messages] == stored

@@ -55,3 +55,4 @@ def test_a_read_only_token_reads_its_spaces_and_changes_none() -> None:
 def test_a_malformed_grant_is_refused_with_its_form(grant: dict[str, object]) -> None:
     with pytest.raises(ValueError, match='"read_only": true'):
         Settings(rest_tokens={TOKEN: grant})
+

@@ -45,3 +45,12 @@ def test_cypher_takes_values_only_as_parameters(name: str) -> None:
 def test_unknown_names_are_refused() -> None:
     with pytest.raises(Exception, match="no Cypher file"):
         cypher.statements("../../etc/passwd")
+
+
+def test_the_browser_address_is_an_http_one_or_the_local_default() -> None:
+    assert Settings().browser_address == f"http://127.0.0.1:{Settings().neo4j_http_port}/browser/"
+    assert Settings(neo4j_uri="neo4j+s://db.example.com").browser_address is None
+    given = Settings(browser_url="https://db.example.com:7473/browser/")
+    assert given.browser_address == "https://db.example.com:7473/browser/"
+    with pytest.raises(ValueError, match="http"):
+        Settings(browser_url="javascript:alert(1)")

@@ -2,6 +2,7 @@
 // text is put into the page as text (textContent), never as markup; the token lives in this
 // module's memory only, so a reload asks for it again.
 let token = "";
+let writes = {};  // space -> whether the token may change it (GET /v1/spaces says)
 const main = document.getElementById("main");
 const status = document.getElementById("status");
 
@@ -36,10 +37,11 @@ const failed = (error) => show(el("p", { class: "error", role: "alert" }, String
 
 async function spaces() {
   const list = await api("GET", "/v1/spaces");
+  writes = Object.fromEntries(list.map((s) => [s.space, s.writes]));
   const nav = document.getElementById("spaces");
   nav.replaceChildren(el("h2", {}, "Spaces"), ...list.map((s) => el("button", {
     "data-space": s.space, on: { click: () => space(s.space, "conversations").catch(failed) },
-  }, `${s.space} (${s.turns} messages)`)));
+  }, `${s.space} (${s.turns} messages${s.writes ? "" : ", read-only"})`)));
   show(el("p", { class: "hint" }, list.length ? "Pick a space." : "No space holds anything yet."));
 }
 
@@ -68,18 +70,55 @@ async function space(name, tab) {
       el("td", {}, (c.pending_layers || []).join(", "))))));
 }
 
+// messages per page: the address's ?page= (e.g. /console?page=100; 1 to 1000, the API's
+// largest page), else 500
+const PAGE = Math.min(1000, Math.max(1, Math.floor(Number(new URLSearchParams(window.location.search).get("page"))) || 500));
+
 async function messages(name, conversation) {
-  const page = await api("GET", `/v1/spaces/${enc(name)}/messages?conversation=${enc(conversation)}&limit=500`);
-  const rows = page.messages.map((m) => el("tr", { "data-message": m.id },
+  const path = `/v1/spaces/${enc(name)}/messages?conversation=${enc(conversation)}&limit=${PAGE}`;
+  const table = el("table", { id: "messages" },
+    el("tr", {}, ["session", "speaker", "text", "when", ""].map((h) => el("th", {}, h))));
+  const count = el("p", { class: "muted" });
+  const more = el("button", { id: "more", hidden: true }, "more");
+  let shown = 0, cursor = null;
+  const next = async () => {
+    const page = await api("GET", path + (cursor === null ? "" : `&cursor=${cursor}`));
+    table.append(...page.messages.map((m) => messageRow(name, conversation, m)));
+    shown += page.messages.length;
+    cursor = page.next_cursor ?? null;
+    more.hidden = cursor === null;
+    count.textContent = `${shown} messages` + (cursor === null ? "" : `, the first ${shown}: more below`);
+  };
+  more.addEventListener("click", () => next().catch(failed));
+  await next();
+  const reading = writes[name] ? null : el("p", { class: "hint", id: "read-only" },
+    "This token may read the space but not change it: no forget, no correct.");
+  show(el("h2", {}, `${name} / ${conversation}`), tabs(name, "conversations"), reading, count, table, more);
+}
+
+function messageRow(name, conversation, m) {
+  // forget and correct only for a token that may change the space (a read-only one sees neither)
+  const edits = writes[name] ? [
+    el("button", { "data-correct": m.id, on: { click: () => correct(name, conversation, m).catch(failed) } }, "correct"),
+    el("button", { class: "danger", "data-forget": m.id, on: { click: () => forget(name, conversation, m).catch(failed) } }, "forget"),
+  ] : [];
+  return el("tr", { "data-message": m.id },
     el("td", { class: "muted" }, m.session), el("td", {}, m.speaker),
     el("td", {}, el("div", { class: "text" }, m.text), derivedOf(name, m.turn_id)),
     el("td", { class: "muted" }, m.said_at || m.session_started_at || ""),
-    el("td", {}, el("button", { class: "danger", "data-forget": m.id,
-      on: { click: () => forget(name, conversation, m, page.messages.length === 1 && !page.next_cursor)
-        .catch(failed) } }, "forget"))));
-  show(el("h2", {}, `${name} / ${conversation}`), tabs(name, "conversations"),
-    el("p", { class: "muted" }, `${page.messages.length} messages` + (page.next_cursor ? " (the first page)" : "")),
-    el("table", { id: "messages" }, el("tr", {}, ["session", "speaker", "text", "when", ""].map((h) => el("th", {}, h))), rows));
+    el("td", { class: "edits" }, edits));
+}
+
+function inBrowser(name, id) {
+  // the saved query around a unit, its first line naming this one, opened in Neo4j Browser's editor
+  const kit = document.getElementById("browser");
+  if (!kit) return null;
+  const query = kit.content.textContent.replace("WITH $space AS space, $id AS id",
+    `WITH ${JSON.stringify(name)} AS space, ${JSON.stringify(id)} AS id`);
+  const address = new URL(kit.dataset.address, window.location.href);
+  address.search = new URLSearchParams({ dbms: kit.dataset.dbms, db: kit.dataset.db, cmd: "edit", arg: query }).toString();
+  return el("a", { class: "browser", href: address.toString(), target: "_blank", rel: "noopener noreferrer",
+    "data-browser": id, title: "its neighbourhood in Neo4j Browser (the saved query around a unit)" }, "graph");
 }
 
 function derivedOf(name, turnId) {
@@ -90,24 +129,41 @@ function derivedOf(name, turnId) {
     api("GET", `/v1/spaces/${enc(name)}/units/${enc(turnId)}`).then((unit) => {
       const byKind = {};
       for (const d of unit.derived) (byKind[d.kind] ||= []).push(d);
-      list.replaceChildren(...(Object.keys(byKind).length ? Object.entries(byKind).map(([kind, units]) =>
+      list.replaceChildren(el("p", { class: "muted" }, "this message ", inBrowser(name, turnId)),
+        ...(Object.keys(byKind).length ? Object.entries(byKind).map(([kind, units]) =>
         el("div", { "data-kind": kind }, el("strong", {}, `${kind} (${units.length})`),
-          el("ul", {}, units.map((d) => el("li", { title: d.id }, d.text || d.id)))))
+          el("ul", {}, units.map((d) => el("li", { title: d.id }, d.text || d.id, " ", inBrowser(name, d.id))))))
         : [el("p", { class: "muted" }, "nothing derived from it yet")]));
     }).catch((error) => list.replaceChildren(el("p", { class: "error" }, error.message)));
   } } }, el("summary", {}, "derived"), list);
   return box;
 }
 
-async function forget(name, conversation, message, last) {
+async function forget(name, conversation, message) {
   const asked = `Forget this message, and everything derived from it, everywhere?\n\n${message.speaker}: ${message.text}`;
   if (!window.confirm(asked)) return;
   const done = await api("POST", `/v1/spaces/${enc(name)}/forget`, { conversation, messages: [message.id] });
+  await afterChange(name, conversation);
+  status.textContent = `forgot ${done.messages} message(s) of ${conversation}`;
+}
+
+async function correct(name, conversation, message) {
+  const text = window.prompt(`What ${message.speaker} said, corrected (the old text is kept as a revision):`, message.text);
+  if (text === null || !text.trim() || text === message.text) return;
+  if (!window.confirm(`Correct this message? Its layers are derived again.\n\nwas: ${message.text}\nnow: ${text}`)) return;
+  const done = await api("POST", `/v1/spaces/${enc(name)}/corrections`, { turn_id: message.turn_id, text });
+  await messages(name, conversation);
+  const layers = done.pending.length ? `deriving again: ${done.pending.join(", ")}`
+    : `derived again: ${done.layers.join(", ") || "none"}`;
+  status.textContent = `corrected ${message.id}: ${done.revisions} earlier text(s) kept; ${layers}`;
+}
+
+async function afterChange(name, conversation) {
   await spaces();  // its count of messages
   // its last message forgotten, the conversation is gone too: back to the space's list
-  if (last) await space(name, "conversations");
-  else await messages(name, conversation);
-  status.textContent = `forgot ${done.messages} message(s) of ${conversation}`;
+  const left = await api("GET", `/v1/spaces/${enc(name)}/conversations`);
+  if (left.some((c) => c.conversation === conversation)) await messages(name, conversation);
+  else await space(name, "conversations");
 }
 
 function strategyChoice(name, chosen) {
@@ -165,7 +221,8 @@ function result(found) {
     el("pre", { class: "context" }, found.context || found.readable),
     e ? el("p", { class: "muted" }, e.how) : null,
     found.hits.map((h) => el("div", { class: "hit", "data-unit": h.id },
-      el("div", { class: "text" }, h.text), el("div", { class: "meta" }, `${h.kind} · score ${h.score} · ${h.id}`), why(h.why))),
+      el("div", { class: "text" }, h.text),
+      el("div", { class: "meta" }, `${h.kind} · score ${h.score} · ${h.id} `, inBrowser(found.space, h.id)), why(h.why))),
     e && e.left_out.length ? el("h4", {}, "Left out, best first") : null,
     e ? e.left_out.map((u) => el("div", { class: "hit left" }, el("div", { class: "text" }, u.text), why(u.why))) : null);
 }
