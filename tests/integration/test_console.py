@@ -42,7 +42,8 @@ CHROMIUM, DRIVER = shutil.which("chromium"), shutil.which("chromedriver")
 def served(space: str, memory: Memory) -> Iterator[tuple[str, str]]:
     other = f"{space}-other"
     memory.ingest(SAMPLE, space=space)
-    memory.add_messages(space, "notes", [{"speaker": "Ann", "text": HOSTILE, "id": "h1"}])
+    memory.add_messages(space, "notes", [{"speaker": "<i>Ann</i>", "text": HOSTILE,
+                                              "id": "h1"}])
     memory.add_messages(other, "secret", [{"speaker": "Eve", "text": "the other tenant's note"}])
     env = {**os.environ, "GRAPHMEM_REST_TOKENS": json.dumps({
         TOKEN: [space], OTHER: [other], READER: {"spaces": [space], "read_only": True}})}
@@ -117,7 +118,10 @@ def test_the_console_walks_a_space_in_a_real_browser(served: tuple[str, str], br
     stored = memory.messages(space, "notes").messages[0].text  # the marker's block taken out
     assert "<script>" in stored and cell.text == stored  # shown as written, not as markup
     assert browser.execute_script("return window.pwned") is None
-    assert browser.find_elements(By.CSS_SELECTOR, "#messages script, #messages img") == []
+    assert browser.find_elements(By.CSS_SELECTOR, "#messages script, #messages img, "
+                                 "#messages i") == []
+    assert browser.find_element(By.CSS_SELECTOR, '[data-message="h1"] td + td').text == \
+        "<i>Ann</i>"  # a speaker's name too
     browser.save_screenshot(str(shots / "02_messages.png"))
 
     # what every layer derived from a message of the sample, opened in place
