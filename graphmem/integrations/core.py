@@ -123,6 +123,8 @@ class AgentMemory:
         if limit is not None:
             if limit <= 0:
                 return []
+            if limit > 1000:  # more than one page: all of them, then the latest
+                return self.messages()[-limit:]
             page = self.memory.messages(self.space, self.conversation, limit=min(limit, 1000),
                                         newest_first=True)
             return page.messages[::-1]

@@ -30,7 +30,10 @@ A search with a ``query`` returns the items graphmem's strategy finds within its
 that no hit reaches are not returned, and hits from the space's other conversations are
 skipped), best first by ``score``, the query's cosine similarity with the item's text (what
 LangGraph's own stores give: 1.0 for the same text);
-without a query it lists the items in the order they were put. ``filter`` matches as
+without a query it lists the items in the order they were put. An item put with
+``index=False`` is kept in the same space under the conversation ``langgraph-store-unindexed``,
+which a query's search never returns (a listing does); ``index=[fields]`` indexes the whole
+item, as graphmem embeds an item's text whole. ``filter`` matches as
 LangGraph's own stores do: a field by name or by a dotted path (``"user.level"``), a nested
 object field by field, a list element by element, and the operators ``$eq``, ``$ne``, ``$gt``,
 ``$gte``, ``$lt`` and ``$lte`` (the ordering ones on numbers). The store keeps no time-to-live.
@@ -81,6 +84,8 @@ class GraphmemStore(BaseStore):
                  budget: int | None = None, strategy: str | None = None) -> None:
         self.memory = memory
         self.conversation = conversation
+        # items put with index=False: the same space, a conversation a query never reads
+        self.unindexed = f"{conversation}-unindexed"
         self.budget = budget
         self.strategy = strategy
 
@@ -91,7 +96,7 @@ class GraphmemStore(BaseStore):
             if isinstance(op, GetOp):
                 out.append(self._get(op.namespace, op.key))
             elif isinstance(op, PutOp):
-                self._put(op.namespace, op.key, op.value)
+                self._put(op.namespace, op.key, op.value, op.index)
                 out.append(None)
             elif isinstance(op, SearchOp):
                 out.append(self._search(op))
@@ -106,34 +111,43 @@ class GraphmemStore(BaseStore):
 
     # ------------------------------------------------------------------ one item
     def _get(self, namespace: tuple[str, ...], key: str) -> Item | None:
+        return self._find(namespace, key)[0]
+
+    def _find(self, namespace: tuple[str, ...], key: str) -> tuple[Item | None, str]:
+        """The item and the conversation that holds it (indexed or not)."""
         space = space_of(namespace)
         if not self.memory.has_space(space):
-            return None
-        unit = self.memory.unit(space, turn_id(space, self.conversation, key))
-        if unit is None or unit.kind != "Turn":
-            return None
-        props = unit.properties
-        return _item(namespace, key, str(props["text"]), props.get("said_at"),
-                     props.get("corrected_at"))
+            return None, self.conversation
+        for conversation in (self.conversation, self.unindexed):
+            unit = self.memory.unit(space, turn_id(space, conversation, key))
+            if unit is not None and unit.kind == "Turn":
+                props = unit.properties
+                return _item(namespace, key, str(props["text"]), props.get("said_at"),
+                             props.get("corrected_at")), conversation
+        return None, self.conversation
 
-    def _put(self, namespace: tuple[str, ...], key: str, value: Any) -> None:
+    def _put(self, namespace: tuple[str, ...], key: str, value: Any,
+             index: Any = None) -> None:
         space = space_of(namespace)
+        known, held = self._find(namespace, key)
         if value is None:  # a delete; an absent key is nothing to do, as in InMemoryStore
-            if self._get(namespace, key) is not None:  # a key may be put again later
-                self.memory.forget(space, self.conversation, turns=[key], reuse_ids=True)
+            if known is not None:  # a key may be put again later
+                self.memory.forget(space, held, turns=[key], reuse_ids=True)
             return
         text = encode(value)
-        known = self._get(namespace, key)
+        where = self.unindexed if index is False else self.conversation
+        if known is not None and held != where:  # indexed now and not before, or the reverse
+            self.memory.forget(space, held, turns=[key], reuse_ids=True)
+            known = None
         if known is None:
-            report = self.memory.add_messages(space, self.conversation,
+            report = self.memory.add_messages(space, where,
                                               [{"speaker": SPEAKER, "text": text, "id": key}],
                                               session=STORE_SESSION)
             if report.emptied:
                 raise InputError(f"the value of {key!r} holds only recalled context "
                                  "(<graphmem-context>): nothing to store", field="value")
         elif known.value != value:
-            self.memory.correct(space, turn_id(space, self.conversation, key), text,
-                                keep_old=False)
+            self.memory.correct(space, turn_id(space, where, key), text, keep_old=False)
 
     # ------------------------------------------------------------------ many
     def _search(self, op: SearchOp) -> list[SearchItem]:
@@ -168,14 +182,18 @@ class GraphmemStore(BaseStore):
 
     def _listed(self, namespace: tuple[str, ...]) -> list[SearchItem]:
         space = space_of(namespace)
-        agent = AgentMemory(self.memory, space, self.conversation)
+        held = {c.conversation for c in self.memory.conversations(space)}
+        messages = [m for conversation in (self.conversation, self.unindexed)
+                    if conversation in held
+                    for m in AgentMemory(self.memory, space, conversation).messages()]
+        messages.sort(key=lambda m: m.said_at or datetime.min)  # in the order they were put
         return [SearchItem(namespace, m.id, decode(m.text), m.said_at or datetime.now(),
-                           m.said_at or datetime.now()) for m in agent.messages()]
+                           m.said_at or datetime.now()) for m in messages]
 
     def _store_spaces(self) -> list[str]:
+        mine = {self.conversation, self.unindexed}
         return [row["space"] for row in self.memory.spaces()
-                if any(c.conversation == self.conversation
-                       for c in self.memory.conversations(row["space"]))]
+                if any(c.conversation in mine for c in self.memory.conversations(row["space"]))]
 
     def _namespaces_under(self, prefix: tuple[str, ...]) -> list[tuple[str, ...]]:
         head = space_of(prefix) if prefix else ""

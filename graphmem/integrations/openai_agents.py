@@ -35,7 +35,11 @@ from typing import Any
 
 from agents import FunctionTool, function_tool
 from agents.memory import SessionABC
-from agents.memory.session_settings import SessionSettings
+from agents.memory.session_settings import (
+    SessionSettings,
+    coerce_session_settings,
+    resolve_session_limit,
+)
 from agents.models.fake_id import FAKE_RESPONSES_ID
 
 from graphmem.integrations.core import AgentMemory, in_thread
@@ -52,13 +56,17 @@ class GraphmemSession(SessionABC):
     """One conversation of graphmem as an Agents SDK session (see the module)."""
 
     def __init__(self, agent_memory: AgentMemory,
-                 session_settings: SessionSettings | None = None) -> None:
+                 session_settings: SessionSettings | dict[str, Any] | None = None) -> None:
         self.agent_memory = agent_memory
         self.session_id = agent_memory.conversation
-        self.session_settings = session_settings
+        # as the SDK's own sessions: a dict is checked and made settings, none is the default
+        self.session_settings = SessionSettings() if session_settings is None \
+            else coerce_session_settings(session_settings)
 
     async def get_items(self, limit: int | None = None) -> list[Any]:
-        stored = await in_thread(self.agent_memory.messages, limit)
+        """The latest ``limit`` items, oldest first; without one, the settings' limit."""
+        stored = await in_thread(self.agent_memory.messages,
+                                 resolve_session_limit(limit, self.session_settings))
         return [item(m) for m in stored]
 
     async def add_items(self, items: list[Any]) -> None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+import pytest
 from agents import Agent, RunConfig, Runner, set_tracing_disabled
 from agents.memory import SessionSettings
 
@@ -108,5 +109,27 @@ def test_the_runner_reads_history_through_the_session(memory: Memory, space: str
         alone = await turn(cats, "Message 5", "Reply 5", limit=0)
         assert contents(alone) == ["Message 5"]
         assert "dogs" not in " ".join(contents(await cats.get_items()))
+
+    asyncio.run(go())
+
+
+def test_session_settings_as_the_sdk_gives_them(memory: Memory, space: str) -> None:
+    """test_session_settings_default; test_session_settings_constructor_normalizes_dictionary;
+    test_session_settings_rejects_unknown_dictionary_fields;
+    test_get_items_uses_session_settings_limit."""
+    chat = AgentMemory(memory, space, "settings")
+    assert GraphmemSession(chat).session_settings == SessionSettings()
+    given = GraphmemSession(chat, session_settings={"limit": 0})
+    assert isinstance(given.session_settings, SessionSettings)
+    assert given.session_settings.limit == 0
+    assert given.session_settings.resolve({"limit": 4}).limit == 4
+    with pytest.raises(TypeError, match="limitt"):
+        GraphmemSession(chat, session_settings={"limitt": 1})
+    session = GraphmemSession(chat, session_settings=SessionSettings(limit=3))
+
+    async def go() -> None:
+        await session.add_items([{"role": "user", "content": f"Message {i}"} for i in range(5)])
+        assert contents(await session.get_items()) == ["Message 2", "Message 3", "Message 4"]
+        assert len(await session.get_items(limit=5)) == 5  # an explicit limit wins
 
     asyncio.run(go())

@@ -276,3 +276,24 @@ def test_a_search_scores_as_langgraphs_stores_do(memory: Memory, spaces: str) ->
     assert store.get(odd, "k") is not None and odd in store.list_namespaces(prefix=(spaces,))
     store.delete(odd, "k")
     memory.delete_space(space_of(odd))
+
+
+def test_an_item_put_unindexed_is_kept_but_never_found_by_a_query(memory: Memory,
+                                                                   spaces: str) -> None:
+    """langgraph's test_store (test_vector_update_with_embedding): ``put(..., index=False)``
+    stores the item, which ``get`` and a listing return, and a query's search does not; put
+    again with indexing, it is found, and it stays one item throughout."""
+    store = GraphmemStore(memory)
+    ns = (spaces, "x")
+    store.put(ns, "seen", {"content": "new text about dogs"})
+    store.put(ns, "hidden", {"content": "new text about dogs and their walks"}, index=False)
+    memory.flush()
+    assert [i.key for i in store.search(ns, query="new text about dogs")] == ["seen"]
+    assert store.get(ns, "hidden") is not None
+    assert [i.key for i in store.search(ns)] == ["seen", "hidden"]  # in the order put
+    store.put(ns, "hidden", {"content": "new text about dogs and their walks"})
+    memory.flush()
+    assert {i.key for i in store.search(ns, query="new text about dogs")} == {"seen", "hidden"}
+    assert [i.key for i in store.search(ns)].count("hidden") == 1
+    store.delete(ns, "hidden")
+    assert store.get(ns, "hidden") is None and ns in store.list_namespaces(prefix=(spaces,))
