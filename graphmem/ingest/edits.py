@@ -46,7 +46,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from graphmem.errors import InputError
+from graphmem.errors import InputError, NotFoundError
 from graphmem.ids import conversation_id, forgotten_digest, session_id, turn_id
 from graphmem.ingest.inputs.fields import id_field
 from graphmem.ingest.layer import LayerContext
@@ -82,8 +82,8 @@ def forget(context: LayerContext, space: str, conversation: str,
     store = context.store
     found = stored_conversations(store, space, conversation_id(space, conversation))
     if not found:
-        raise InputError(f"space {space!r} holds no conversation {conversation!r}",
-                         field="conversation")
+        raise NotFoundError(f"space {space!r} holds no conversation {conversation!r}",
+                            field="conversation")
     record = found[0]
     report = ForgetReport(space, conversation)
     known_sessions = {s.key for s in record.sessions}
@@ -131,7 +131,7 @@ def correct(context: LayerContext, space: str, turn: str, text: str,
     stays on the turn as a revision unless ``keep`` is false."""
     rows = context.store.read("admin/unit", space=space, id=turn)
     if not rows or rows[0]["kind"] != "Turn":
-        raise InputError(f"space {space!r} holds no message {turn!r}", field="turn_id")
+        raise NotFoundError(f"space {space!r} holds no message {turn!r}", field="turn_id")
     [record] = stored_conversations(context.store, space,
                                     dict(rows[0]["properties"])["conversation_id"])
     report = CorrectReport(space, turn, 0, conversation=record.key)
@@ -200,6 +200,6 @@ def _ids(kind: str, given: Sequence[str] | None) -> list[str]:
 def _check(kind: str, given: Sequence[str], known: set[str], conversation: str) -> None:
     unknown = [g for g in given if g not in known]
     if unknown:
-        raise InputError(f"conversation {conversation!r} has no {kind} {unknown[0]!r}"
-                         + (f" (and {len(unknown) - 1} more unknown)" if len(unknown) > 1
-                            else ""), field=f"{kind}s")
+        raise NotFoundError(f"conversation {conversation!r} has no {kind} {unknown[0]!r}"
+                            + (f" (and {len(unknown) - 1} more unknown)" if len(unknown) > 1
+                               else ""), field=f"{kind}s")

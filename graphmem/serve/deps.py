@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Annotated, Any, Protocol
 
-from fastapi import Depends, Request
+from fastapi import Depends, Path, Request
 from fastapi.responses import JSONResponse
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
@@ -16,6 +16,7 @@ from graphmem.errors import InputError
 from graphmem.models import SearchResult
 from graphmem.serve.access import Spaces, spaces_of
 from graphmem.serve.metrics import Metrics
+from graphmem.serve.schemas import KEY
 
 
 class Unauthorised(Exception):
@@ -55,6 +56,8 @@ def metrics_of(request: Request) -> Metrics:
 
 
 Caller = Annotated[Spaces, Depends(caller)]
+# a conversation named in the path, its rules as the schema states them (graphmem checks them)
+Conversation = Annotated[str, Path(json_schema_extra=KEY)]
 Memories = Annotated[Memory, Depends(memory_of)]
 Searcher = Annotated[Searches, Depends(searcher_of)]
 Counted = Annotated[Metrics, Depends(metrics_of)]

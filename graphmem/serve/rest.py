@@ -20,6 +20,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.responses import Response
+from starlette.routing import compile_path
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from graphmem import __version__
@@ -111,7 +112,10 @@ def build_app(memory: Memory, tokens: Mapping[str, Spaces], max_body_bytes: int,
         """The framework's own errors (no such route, a method a route does not take) in
         graphmem's format too."""
         kind = {404: "not_found", 405: "method_not_allowed"}.get(exc.status_code, "http")
-        return error(exc.status_code, kind, str(exc.detail), headers=exc.headers)
+        headers = dict(exc.headers or {})
+        if exc.status_code == 405:  # every method of the path, not only its first route's
+            headers["Allow"] = ", ".join(sorted(_methods_of(request)))
+        return error(exc.status_code, kind, str(exc.detail), headers=headers)
 
     @app.exception_handler(RequestValidationError)
     async def invalid(request: Request, exc: RequestValidationError) -> JSONResponse:
@@ -157,3 +161,17 @@ class Unexpected:
             answer = error(500, "internal", f"the server failed ({type(inner).__name__}); "
                            "nothing was acknowledged by this request: see the server's log")
             await answer(scope, receive, send)
+
+
+def _methods_of(request: Request) -> set[str]:
+    """The methods the server's schema gives the request's path (several routes may share a
+    path, one per method; a GET also answers HEAD)."""
+    app = request.app
+    if not hasattr(app.state, "methods"):
+        app.state.methods = [(compile_path(path)[0], {m.upper() for m in item})
+                             for path, item in app.openapi()["paths"].items()]
+    methods: set[str] = set()
+    for pattern, taken in app.state.methods:
+        if pattern.match(request.url.path):
+            methods |= taken | ({"HEAD"} if "GET" in taken else set())
+    return methods

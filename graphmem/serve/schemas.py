@@ -10,7 +10,6 @@ holds the model to the method's signature, field by field.
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt
@@ -42,15 +41,52 @@ class Answered(BaseModel):
 
 # limits as the schema states them, for generated clients; graphmem's own checks enforce them,
 # so a request past one is refused with their error (400, naming the field), not a validator's
-NAME: JsonDict = {"minLength": 1, "maxLength": MAX_NAME_CHARS}  # a speaker's name
-KEY: JsonDict = {"minLength": 1, "maxLength": MAX_ID_CHARS}  # a message or session key
+# printable: something besides white space, and no control character
+PRINTABLE = r"^[^\u0000-\u001f]*[^\s\u0000-\u001f][^\u0000-\u001f]*$"
+NAME: JsonDict = {"minLength": 1, "maxLength": MAX_NAME_CHARS,  # a speaker's name
+                  "pattern": PRINTABLE}
+KEY: JsonDict = {"minLength": 1, "maxLength": MAX_ID_CHARS,  # a conversation, message or
+                 "pattern": PRINTABLE}                       # session key
+
+
+def _given(field: str, **rule: Any) -> JsonDict:
+    """The schema of "``field`` is given, as a string (meeting ``rule``)"."""
+    return {"required": [field], "properties": {field: {"type": "string", **rule}}}
+
+
+def _present(field: str) -> JsonDict:
+    return {"required": [field], "properties": {field: {"not": {"type": "null"}}}}
+
+
+def _once(*names: str) -> JsonDict:
+    """At most one of ``names`` given (they are synonyms: the write path refuses two)."""
+    return {"not": {"anyOf": [{"allOf": [_present(a), _present(b)]}
+                              for i, a in enumerate(names) for b in names[i + 1:]]}}
+
+
+SAID = r"\S"  # holds something besides white space
+# who said it and what, each given once (by its name or a synonym), something said; the
+# synonyms the model does not declare (name, timestamp, time, message_id) as the write path
+# reads them
+MESSAGE_RULES: JsonDict = {
+    "allOf": [
+        {"properties": {"name": {"type": ["string", "null"], **NAME},
+                        "message_id": {"type": ["string", "integer", "null"], **KEY},
+                        "timestamp": {"type": ["string", "null"], "format": "date-time"},
+                        "time": {"type": ["string", "null"], "format": "date-time"}}},
+        {"oneOf": [_present(n) for n in ("speaker", "role", "name")]},
+        {"oneOf": [_present(n) for n in ("text", "content")]},
+        {"anyOf": [_given(n, pattern=SAID) for n in ("text", "content", "image_caption")]},
+        _once("at", "timestamp", "time"), _once("id", "message_id"),
+    ]}
 
 
 class MessageIn(BaseModel):
     """A message to remember, in the shape the Python API takes: ``speaker`` / ``text`` or
     their OpenAI-style synonyms ``role`` / ``content`` (one of each pair, not both)."""
 
-    model_config = ConfigDict(extra="allow")  # the other synonyms the Python API takes too
+    # the other synonyms the Python API takes too
+    model_config = ConfigDict(extra="allow", json_schema_extra=MESSAGE_RULES)
 
     speaker: str | None = Field(default=None, description=(
         "who said it: a person's name, or 'user' / 'assistant' (or give role)"),
@@ -61,8 +97,8 @@ class MessageIn(BaseModel):
     content: str | None = Field(default=None, description="a synonym of text")
     id: str | None = Field(default=None, description="a stable id: adding it again is a no-op",
                            json_schema_extra=KEY)
-    at: datetime | None = Field(default=None,
-                                description="when it was said (ISO 8601); default: now")
+    at: str | None = Field(default=None, description=(  # read by the write path, as a file's
+        "when it was said (ISO 8601); default: now"), json_schema_extra={"format": "date-time"})
     image_caption: str | None = Field(default=None, description="what a shared image shows")
     payload: Any = Field(default=None, description=(
         "your own record of the message (any JSON value, e.g. a framework's item): kept with "
@@ -102,6 +138,13 @@ class AddIn(OperationIn):
     def arguments(self) -> dict[str, Any]:
         given = super().arguments()
         return {**given, "messages": [m.message() for m in self.messages]}
+
+
+class AddTo(AddIn):
+    """The same, for the route without the conversation in its path."""
+
+    conversation: str = Field(description=(
+        "the conversation (any key, '/' included)"), json_schema_extra=KEY)
 
 
 class QuestionIn(OperationIn):
@@ -241,11 +284,30 @@ class ForgetIn(OperationIn):
 
     conversation: str | None = Field(default=None, description=(
         "the conversation, for the route without it in the path (any key, '/' included)"))
-    sessions: list[str] | None = Field(default=None, description="session keys to forget")
+    sessions: list[str] | None = Field(default=None, description="session keys to forget",
+                                       json_schema_extra={"items": KEY})
     messages: list[str] | None = Field(default=None, description=(
-        "message ids to forget; an empty list forgets nothing"))
+        "message ids to forget; an empty list forgets nothing"),
+        json_schema_extra={"items": KEY})
     whole_conversation: StrictBool = Field(default=False, description=(
         "forget the whole conversation (given instead of messages and sessions)"))
+
+    model_config = ConfigDict(json_schema_extra={"oneOf": [  # what to forget, said one way
+        {"anyOf": [{"required": [n], "properties": {n: {"type": "array"}}}
+                   for n in ("messages", "sessions")],
+         "not": {"required": ["whole_conversation"],
+                 "properties": {"whole_conversation": {"const": True}}}},
+        {"required": ["whole_conversation"], "properties": {
+            "whole_conversation": {"const": True}, "messages": {"type": "null"},
+            "sessions": {"type": "null"}}},
+    ]})
+
+
+class ForgetFrom(ForgetIn):
+    """The same, for the route without the conversation in its path."""
+
+    conversation: str = Field(description=(
+        "the conversation (any key, '/' included)"), json_schema_extra=KEY)
 
 
 class ForgetOut(Answered):

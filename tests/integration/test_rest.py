@@ -165,7 +165,7 @@ def test_rest_lists_inspects_and_forgets(server: tuple[str, str, str], memory: M
                            "pending": ["edus"], "conversations": ["maya-jonas"]}
     bad = alice.post(f"/v1/spaces/{space}/conversations/maya-jonas/forget",
                      json={"messages": ["s1:1"]})
-    assert bad.status_code == 400 and "has no message 's1:1'" in bad.json()["error"]["message"]
+    assert bad.status_code == 404 and "has no message 's1:1'" in bad.json()["error"]["message"]
     assert "pottery" not in alice.post(f"/v1/spaces/{space}/search", json={
         "question": "Which class did Maya sign up for?", "budget": 40}).json()["context"]
     fixed = alice.post(f"/v1/spaces/{space}/corrections", json={
@@ -197,7 +197,7 @@ def test_rest_lists_inspects_and_forgets(server: tuple[str, str, str], memory: M
         "conversation": "team/alpha", "whole_conversation": True}).json()[
         "whole_conversation"] is True
     unnamed = alice.post(f"/v1/spaces/{space}/forget", json={})
-    assert unnamed.status_code == 400 and unnamed.json()["error"]["field"] == "conversation"
+    assert unnamed.status_code == 422 and unnamed.json()["error"]["field"] == "body.conversation"
     # values no route can use are a 400 (422: not the request's schema) naming the field,
     # never a 500, and change nothing
     def stored() -> list[dict[str, Any]]:  # what a request could change: not the layers
@@ -316,6 +316,45 @@ def test_the_schema_declares_what_the_server_answers(server: tuple[str, str, str
     assert gone.status_code == 404 and "holds no conversation 'chat'" in gone.text
     unit = alice.get(f"/v1/spaces/{space}/units/{quote('no-such-unit', safe='')}")
     assert unit.status_code == 404
+
+
+def test_the_schema_states_the_rules_the_server_keeps(server: tuple[str, str, str],
+                                                      memory: Memory) -> None:
+    """What schemathesis found the schema allowed and the server refused (or the reverse),
+    each now declared or answered as declared: a message's speaker and text given once each,
+    a forget saying what it forgets, printable keys, a conversation named in the body where
+    the path has none, a time that is a time, 404 for a message that is not there, and a 405
+    naming every method of its path."""
+    url, space, _ = server
+    alice = httpx.Client(base_url=url, headers={"Authorization": f"Bearer {ALICE}"},
+                         timeout=60)
+    parts = alice.get("/openapi.json").json()["components"]["schemas"]
+    rules = parts["MessageIn"]["allOf"]
+    assert [r["required"] for r in rules[1]["oneOf"]] == [["speaker"], ["role"], ["name"]]
+    assert [r["required"] for r in rules[2]["oneOf"]] == [["text"], ["content"]]
+    assert parts["ForgetIn"]["oneOf"] and parts["ForgetFrom"]["required"] == ["conversation"]
+    assert parts["AddTo"]["required"] == ["messages", "conversation"]
+    assert parts["ForgetIn"]["properties"]["messages"]["items"]["pattern"].startswith("^[^")
+    memory.ingest(SAMPLE, space=space, layers="edus")
+    for bad, field in (({"messages": [{"speaker": "Maya", "name": "M", "text": "x"}]},
+                        "messages[0]"),
+                       ({"messages": [{"speaker": "Ma\u0007ya", "text": "x"}]},
+                        "messages[0].speaker")):
+        refused = alice.post(f"/v1/spaces/{space}/conversations/chat/messages", json=bad)
+        assert refused.status_code == 400 and refused.json()["error"]["field"] == field
+    numeric = alice.get(f"/v1/spaces/{space}/conversations/maya-jonas/messages",
+                        params={"since": "0.5"})
+    assert numeric.status_code == 400 and numeric.json()["error"]["field"] == "since"
+    unknown = alice.post(f"/v1/spaces/{space}/corrections",
+                         json={"turn_id": "no-such-turn", "text": "x"})
+    assert unknown.status_code == 404 and unknown.json()["error"]["field"] == "turn_id"
+    nowhere = alice.post(f"/v1/spaces/{space}/conversations/nope/forget",
+                         json={"messages": ["s1:1"]})
+    assert nowhere.status_code == 404
+    options = alice.options(f"/v1/spaces/{space}/messages")
+    assert options.status_code == 405
+    assert {"GET", "POST"} <= set(options.headers["allow"].split(", "))
+    assert len(memory.messages(space, "maya-jonas").messages) == 17  # nothing refused changed
 
 
 

@@ -174,7 +174,10 @@ export class Graphmem {
     return unwrap(
       await this.api.POST("/v1/spaces/{space}/forget", {
         params: { path: { space } },
-        body: { ...wire<Schemas["ForgetIn"]>(what), conversation },
+        // the schema's rule of what a forget names (messages, sessions or the whole
+        // conversation, one way) is left to the server, which refuses with its message:
+        // TypeScript cannot match the generated form of that rule to the options' fields
+        body: { ...wire<Schemas["ForgetFrom"]>(what), conversation } as never,
       }),
     );
   }

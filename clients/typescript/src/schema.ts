@@ -359,6 +359,27 @@ export interface components {
              */
             stripped: number;
         };
+        /**
+         * AddTo
+         * @description The same, for the route without the conversation in its path.
+         */
+        AddTo: {
+            /**
+             * Conversation
+             * @description the conversation (any key, '/' included)
+             */
+            conversation: string;
+            /**
+             * Messages
+             * @description the messages, in the order they were said
+             */
+            messages: components["schemas"]["MessageIn"][];
+            /**
+             * Session
+             * @description a session key; default: the open session, or a new one after the configured silence
+             */
+            session?: string | null;
+        };
         /** AnswerOut */
         AnswerOut: {
             /** Answer */
@@ -482,6 +503,42 @@ export interface components {
             /** Strategy */
             strategy: string;
         };
+        /**
+         * ForgetFrom
+         * @description The same, for the route without the conversation in its path.
+         */
+        ForgetFrom: {
+            /**
+             * Conversation
+             * @description the conversation (any key, '/' included)
+             */
+            conversation: string;
+            /**
+             * Messages
+             * @description message ids to forget; an empty list forgets nothing
+             */
+            messages?: string[] | null;
+            /**
+             * Sessions
+             * @description session keys to forget
+             */
+            sessions?: string[] | null;
+            /**
+             * Whole Conversation
+             * @description forget the whole conversation (given instead of messages and sessions)
+             * @default false
+             */
+            whole_conversation?: boolean;
+        } & (({
+            messages: unknown[];
+        } | {
+            sessions: unknown[];
+        }) | {
+            messages?: null;
+            sessions?: null;
+            /** @constant */
+            whole_conversation: true;
+        });
         /** ForgetIn */
         ForgetIn: {
             /**
@@ -505,7 +562,16 @@ export interface components {
              * @default false
              */
             whole_conversation?: boolean;
-        };
+        } & (({
+            messages: unknown[];
+        } | {
+            sessions: unknown[];
+        }) | {
+            messages?: null;
+            sessions?: null;
+            /** @constant */
+            whole_conversation: true;
+        });
         /** ForgetOut */
         ForgetOut: {
             /** Conversation */
@@ -629,9 +695,10 @@ export interface components {
          * @description A message to remember, in the shape the Python API takes: ``speaker`` / ``text`` or
          *     their OpenAI-style synonyms ``role`` / ``content`` (one of each pair, not both).
          */
-        MessageIn: {
+        MessageIn: ({
             /**
              * At
+             * Format: date-time
              * @description when it was said (ISO 8601); default: now
              */
             at?: string | null;
@@ -672,7 +739,30 @@ export interface components {
             text?: string | null;
         } & {
             [key: string]: unknown;
-        };
+        }) & ({
+            message_id?: string | number | null;
+            name?: string | null;
+            /** Format: date-time */
+            time?: string | null;
+            /** Format: date-time */
+            timestamp?: string | null;
+        } & ({
+            speaker: unknown;
+        } | {
+            role: unknown;
+        } | {
+            name: unknown;
+        }) & ({
+            text: unknown;
+        } | {
+            content: unknown;
+        }) & ({
+            text: string;
+        } | {
+            content: string;
+        } | {
+            image_caption: string;
+        }) & unknown & unknown);
         /** MessagePage */
         MessagePage: {
             /** Conversation */
@@ -2086,7 +2176,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["ForgetIn"];
+                "application/json": components["schemas"]["ForgetFrom"];
             };
         };
         responses: {
@@ -2434,7 +2524,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["AddIn"];
+                "application/json": components["schemas"]["AddTo"];
             };
         };
         responses: {

@@ -4,15 +4,15 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 
-from graphmem.serve.deps import Caller, Memories, named
+from graphmem.serve.deps import Caller, Conversation, Memories, named
 from graphmem.serve.errors_out import ERRORS
-from graphmem.serve.schemas import CorrectIn, CorrectOut, ForgetIn, ForgetOut
+from graphmem.serve.schemas import CorrectIn, CorrectOut, ForgetFrom, ForgetIn, ForgetOut
 
 router = APIRouter(prefix="/v1/spaces/{space}", responses=ERRORS)
 
 
 @router.post("/conversations/{conversation}/forget")
-def forget(space: str, conversation: str, body: ForgetIn, who: Caller,
+def forget(space: str, conversation: Conversation, body: ForgetIn, who: Caller,
            memory: Memories) -> ForgetOut:
     """Forget messages, sessions or (with whole_conversation) the whole conversation; an
     empty list forgets nothing."""
@@ -20,7 +20,7 @@ def forget(space: str, conversation: str, body: ForgetIn, who: Caller,
 
 
 @router.post("/forget")
-def forget_in(space: str, body: ForgetIn, who: Caller, memory: Memories) -> ForgetOut:
+def forget_in(space: str, body: ForgetFrom, who: Caller, memory: Memories) -> ForgetOut:
     """The same forget, the conversation named in the body."""
     return forget(space, named(body.conversation), body, who, memory)
 

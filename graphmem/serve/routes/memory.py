@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 
-from graphmem.serve.deps import Caller, Counted, Memories, Searcher, named
+from graphmem.serve.deps import Caller, Conversation, Counted, Memories, Searcher, named
 from graphmem.serve.errors_out import ERRORS
 from graphmem.serve.schemas import (
     AddIn,
     AddOut,
+    AddTo,
     AnswerOut,
     QuestionIn,
     Refreshed,
@@ -20,7 +21,7 @@ router = APIRouter(prefix="/v1/spaces/{space}", responses=ERRORS)
 
 
 @router.post("/conversations/{conversation}/messages")
-def add_messages(space: str, conversation: str, body: AddIn, who: Caller, memory: Memories,
+def add_messages(space: str, conversation: Conversation, body: AddIn, who: Caller, memory: Memories,
                  metrics: Counted) -> AddOut:
     """Remember messages; they are searchable when this returns."""
     report = memory.add_messages(who.changing(space), conversation, **body.arguments())
@@ -29,7 +30,7 @@ def add_messages(space: str, conversation: str, body: AddIn, who: Caller, memory
 
 
 @router.post("/messages")
-def add_messages_to(space: str, body: AddIn, who: Caller, memory: Memories,
+def add_messages_to(space: str, body: AddTo, who: Caller, memory: Memories,
                     metrics: Counted) -> AddOut:
     """The same, the conversation named in the body (a key holding '/' cannot be a path
     segment)."""

@@ -9,15 +9,22 @@ from fastapi import APIRouter, Query
 
 from graphmem import __version__
 from graphmem.admin import MAX_PAGE
-from graphmem.errors import NotFoundError
+from graphmem.errors import InputError, NotFoundError
 from graphmem.models import MessagePage, SpaceChange, StoredConversation, StoredUnit
-from graphmem.serve.deps import Caller, Memories
+from graphmem.serve.deps import Caller, Conversation, Memories
 from graphmem.serve.errors_out import ERRORS
-from graphmem.serve.schemas import Deleted, SpaceOut
+from graphmem.serve.schemas import KEY, Deleted, SpaceOut
 
 router = APIRouter(prefix="/v1", responses=ERRORS)
 # a page's size as the schema states it; Memory's own check refuses the rest, naming ``limit``
 Page = Annotated[int, Query(json_schema_extra={"minimum": 1, "maximum": MAX_PAGE})]
+Key = Annotated[str, Query(json_schema_extra=KEY)]  # declared; graphmem checks it
+# an ISO 8601 time, read here so that a number (which pydantic takes for seconds since 1970)
+# is refused as the schema's date-time says
+# a page's cursor, an integer Neo4j can hold (a next_cursor, given back)
+Cursor = Annotated[int | None, Query(json_schema_extra={"minimum": -2**63,
+                                                        "maximum": 2**63 - 1})]
+Since = Annotated[str | None, Query(json_schema_extra={"format": "date-time"})]
 
 
 @router.get("/health")
@@ -44,14 +51,14 @@ def conversations(space: str, who: Caller, memory: Memories) -> list[StoredConve
 
 
 @router.get("/spaces/{space}/conversations/{conversation}/messages")
-def messages(space: str, conversation: str, who: Caller, memory: Memories,
-             since: datetime | None = None, limit: Page = 100, newest_first: bool = False,
-             cursor: int | None = None) -> MessagePage:
+def messages(space: str, conversation: Conversation, who: Caller, memory: Memories,
+             since: Since = None, limit: Page = 100, newest_first: bool = False,
+             cursor: Cursor = None) -> MessagePage:
     """One page of a conversation's messages (``next_cursor`` gives the next page); a
     conversation the space does not hold (never written, forgotten, or its space deleted) is
     404."""
     mine = who.resolve(space)
-    page = memory.messages(mine, conversation, since=since, limit=limit,
+    page = memory.messages(mine, conversation, since=_time(since), limit=limit,
                            newest_first=newest_first, cursor=cursor)
     if not page.messages and conversation not in {
             c.conversation for c in memory.conversations(mine)}:
@@ -61,9 +68,9 @@ def messages(space: str, conversation: str, who: Caller, memory: Memories,
 
 
 @router.get("/spaces/{space}/messages")
-def messages_of(space: str, conversation: str, who: Caller, memory: Memories,
-                since: datetime | None = None, limit: Page = 100, newest_first: bool = False,
-                cursor: int | None = None) -> MessagePage:
+def messages_of(space: str, conversation: Key, who: Caller, memory: Memories,
+                since: Since = None, limit: Page = 100, newest_first: bool = False,
+                cursor: Cursor = None) -> MessagePage:
     """The same page, the conversation given as a query parameter."""
     return messages(space, conversation, who, memory, since, limit, newest_first, cursor)
 
@@ -81,3 +88,13 @@ def unit(space: str, unit_id: str, who: Caller, memory: Memories) -> StoredUnit:
 def history(space: str, who: Caller, memory: Memories, limit: Page = 100) -> list[SpaceChange]:
     """What changed in the space, newest first (kinds and counts, never content)."""
     return memory.history(who.resolve(space), limit=limit)
+
+
+def _time(given: str | None) -> datetime | None:
+    if given is None:
+        return None
+    try:
+        return datetime.fromisoformat(given)
+    except ValueError:
+        raise InputError(f"expected an ISO 8601 time (2024-04-02T18:00:00Z), got {given!r}",
+                         field="since") from None
