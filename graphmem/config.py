@@ -142,6 +142,11 @@ class Settings(BaseSettings):
         default=None, ge=0, le=64, description="REST: processes that run the searches, each "
         "with its models loaded, so that searches never hold up the adds and forgets of the "
         "server's own process; 0 searches in that process; unset: half the cores (1 to 4)")
+    forget_key: SecretStr | None = Field(default=None, repr=False, description=(
+        "a secret that keys the digests a space keeps of its forgotten message ids, so that "
+        "one who holds an export file cannot check guessed ids against them; a space restored "
+        "on a deployment with another key (or none) no longer refuses the ids forgotten "
+        "before (docs/deploy.md)"))
     browser_url: str | None = Field(default=None, description=(
         "Neo4j Browser's address, for the console's links to a unit's neighbourhood (unset: "
         "http://127.0.0.1:<neo4j_http_port>/browser/ when Neo4j runs on this machine, else "
@@ -236,6 +241,11 @@ class Settings(BaseSettings):
     @property
     def bolt_host(self) -> str:
         return urlparse(self.neo4j_uri).hostname or "127.0.0.1"
+
+    @property
+    def forget_secret(self) -> str | None:
+        """``forget_key``'s text, or None."""
+        return self.forget_key.get_secret_value() if self.forget_key is not None else None
 
     @property
     def browser_address(self) -> str | None:

@@ -10,6 +10,7 @@ the input's characters.
 from __future__ import annotations
 
 import hashlib
+import hmac
 from urllib.parse import quote, unquote
 
 from graphmem.errors import InputError
@@ -70,10 +71,22 @@ def speaker_id(space: str, name: str) -> str:
     return f"{part(space)}/@{part(name)}"
 
 
-def forgotten_digest(turn: str) -> str:
+def forgotten_digest(turn: str, key: str | None = None) -> str:
     """What a space keeps of a forgotten message (``ingest/forget_ids``): a digest of its Turn
-    id, enough to refuse the id when a history is sent again, and nothing of what was said."""
-    return hashlib.sha256(turn.encode("utf-8", "surrogatepass")).hexdigest()[:32]
+    id, enough to refuse the id when a history is sent again, and nothing of what was said.
+    With ``key`` (``GRAPHMEM_FORGET_KEY``, a secret of the deployment) it is keyed, so that
+    one who holds an export file cannot tell, by hashing a guess, which ids were forgotten."""
+    said = turn.encode("utf-8", "surrogatepass")
+    if key:
+        return hmac.new(key.encode("utf-8"), said, hashlib.sha256).hexdigest()[:32]
+    return hashlib.sha256(said).hexdigest()[:32]
+
+
+def forgotten_digests(turn: str, key: str | None) -> list[str]:
+    """The digests that refuse ``turn``: the keyed one first (what a forget writes), then the
+    plain one, which a space forgotten in before the key was set still holds."""
+    plain = forgotten_digest(turn)
+    return [forgotten_digest(turn, key), plain] if key else [plain]
 
 
 def turn_parts(space: str, turn: str) -> tuple[str, str] | None:

@@ -1,7 +1,8 @@
 // Where live messages of one conversation go: its sessions in input order (with the time of
 // their last message), the session asked for (the last one when $session is null) with its
 // last order and number of turns, which of the given turn ids are stored already or were
-// forgotten (by the digests of ingest/forget_ids), and the layers waiting to catch up.
+// forgotten (by the digests of ingest/forget_ids: $digests gives each id's, keyed and
+// plain), and the layers waiting to catch up.
 // Params: $space, $conversation_id, $session (a session key or null), $turn_ids, $digests
 // (each turn id's digest, in the same order), $whole (true: every field of every turn of
 // the session, in no particular order, for layers that re-read the session; false: no
@@ -38,5 +39,5 @@ RETURN c IS NOT NULL AS exists,
                          turns: turns, last_order: coalesce(last_order, -1),
                          size: size} END AS session,
        [id IN $turn_ids WHERE EXISTS { MATCH (:Turn {id: id}) }] AS stored_turn_ids,
-       [i IN range(0, size($turn_ids) - 1) WHERE $digests[i] IN forgotten
+       [i IN range(0, size($turn_ids) - 1) WHERE any(d IN $digests[i] WHERE d IN forgotten)
         | $turn_ids[i]] AS forgotten_turn_ids;

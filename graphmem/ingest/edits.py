@@ -47,7 +47,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from graphmem.errors import InputError, NotFoundError
-from graphmem.ids import conversation_id, forgotten_digest, session_id, turn_id
+from graphmem.ids import conversation_id, forgotten_digests, session_id, turn_id
 from graphmem.ingest.inputs.fields import id_field
 from graphmem.ingest.layer import LayerContext
 from graphmem.ingest.layers import LAYERS, run_order
@@ -80,6 +80,7 @@ def forget(context: LayerContext, space: str, conversation: str,
     sessions = _ids("session", sessions)
     turns = _ids("message", turns)
     store = context.store
+    key = store.settings.forget_secret
     found = stored_conversations(store, space, conversation_id(space, conversation))
     if not found:
         raise NotFoundError(f"space {space!r} holds no conversation {conversation!r}",
@@ -108,7 +109,7 @@ def forget(context: LayerContext, space: str, conversation: str,
 
     def tombstones(tx: Tx) -> None:
         tx.run("ingest/forget_ids", space=space, refuse=not reuse_ids,
-               digests=[forgotten_digest(t) for t in gone[1]])
+               digests=[forgotten_digests(t, key) for t in gone[1]])
 
     if not kept:
         report.whole_conversation = True

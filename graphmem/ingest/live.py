@@ -21,7 +21,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from graphmem.errors import InputError
-from graphmem.ids import conversation_id, forgotten_digest, session_id, turn_id
+from graphmem.ids import conversation_id, forgotten_digests, session_id, turn_id
 from graphmem.ingest.inputs.fields import Where, key, kind, payload, payload_json, turn
 from graphmem.ingest.layer import Job
 from graphmem.ingest.layers import layer_names
@@ -185,9 +185,10 @@ def plan(store: GraphStore, space: str, conversation: str, messages: list[Messag
     cid = conversation_id(space, conversation)
     given = [m.id for m in messages if m.id is not None]
     ids = {g: turn_id(space, conversation, g) for g in given}
+    key = store.settings.forget_secret
     read = {"space": space, "conversation_id": cid, "session": session,
             "turn_ids": list(ids.values()),
-            "digests": [forgotten_digest(i) for i in ids.values()], "whole": whole}
+            "digests": [forgotten_digests(i, key) for i in ids.values()], "whole": whole}
     [row] = store.read("ingest/live_session", **read)
     stored, refused = set(row["stored_turn_ids"]), set(row["forgotten_turn_ids"])
     known = [g for g in given if ids[g] in stored]

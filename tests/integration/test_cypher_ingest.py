@@ -13,7 +13,14 @@ import pytest
 
 from graphmem import cypher
 from graphmem.client import Memory
-from graphmem.ids import conversation_id, forgotten_digest, session_id, speaker_id, turn_id
+from graphmem.ids import (
+    conversation_id,
+    forgotten_digest,
+    forgotten_digests,
+    session_id,
+    speaker_id,
+    turn_id,
+)
 from graphmem.store import GraphStore
 
 from cypher_support import (
@@ -637,8 +644,10 @@ def _argument_neighbours(store: GraphStore, space: str, memory: Memory) -> None:
 def _live_session(store: GraphStore, space: str, memory: Memory) -> None:
     cid = conversation_id(space, KEY)
     known = [turn_id(space, KEY, "s1:1"), turn_id(space, KEY, "nope")]
-    digests = [forgotten_digest(t) for t in known]
-    store.write("ingest/forget_ids", space=space, digests=digests[1:], refuse=True)
+    digests = [forgotten_digests(t, "a-deployment-key") for t in known]
+    # forgotten before the key was set: its plain digest alone is held, and still refuses
+    store.write("ingest/forget_ids", space=space, digests=[[forgotten_digest(known[1])]],
+                refuse=True)
     [row] = store.read("ingest/live_session", space=space, conversation_id=cid, session=None,
                        turn_ids=known, digests=digests, whole=True)
     assert row["exists"] and row["pending"] == [] and row["last_index"] == 2
@@ -671,16 +680,20 @@ def _stored_turns(store: GraphStore, space: str, memory: Memory) -> None:
 
 @case("ingest/forget_ids")
 def _forget_ids(store: GraphStore, space: str, memory: Memory) -> None:
-    first, second = forgotten_digest("a"), forgotten_digest("b")
+    first, second = forgotten_digests("a", None), forgotten_digests("b", "key")
     assert store.write("ingest/forget_ids", space=space, digests=[first, first],
                        refuse=True) == [{"forgotten": 1}]  # once each
     assert store.write("ingest/forget_ids", space=space, digests=[first, second],
-                       refuse=True) == [{"forgotten": 2}]
-    assert store.write("ingest/forget_ids", space=space, digests=[first],
-                       refuse=False) == [{"forgotten": 1}]  # may be used again
+                       refuse=True) == [{"forgotten": 2}]  # the keyed one, not the plain
+    [held] = query_rows(store, "MATCH (sp:Space {id: $space}) RETURN sp.forgotten AS f",
+                        space=space)
+    assert held == {"f": [first[0], second[0]]} and second[0] != forgotten_digest("b")
+    again = [forgotten_digests("a", "k")]  # the keyed one first, then the plain one
+    assert store.write("ingest/forget_ids", space=space, digests=again,
+                       refuse=False) == [{"forgotten": 1}]  # may be used again: either form
     [kept] = query_rows(store, "MATCH (sp:Space {id: $space}) RETURN sp.forgotten AS f",
                         space=space)
-    assert kept == {"f": [second]}
+    assert kept == {"f": [second[0]]}
     assert store.write("ingest/forget_ids", space="no-such-space", digests=[first],
                        refuse=True) == []
 

@@ -334,3 +334,35 @@ def test_a_forget_elsewhere_restarts_a_derivation_under_way(
         state = memory.store.read("admin/space_state", space=space,
                                   layers=["edus", "events"])[0]
         assert all(row["missing"] == 0 for row in state["layers"])
+
+
+def test_a_forget_key_hides_which_ids_were_forgotten(memory: Memory, space: str,
+                                                     tmp_path: Path) -> None:
+    """With GRAPHMEM_FORGET_KEY, the digests a space keeps of forgotten ids are keyed: an
+    export file's list no longer answers "was this id forgotten?" to one who hashes guesses.
+    A forget made before the key was set still refuses its id, and so does the keyed one."""
+    from pydantic import SecretStr
+
+    from graphmem.ids import forgotten_digest, turn_id
+
+    memory.add_messages(space, "c", [{"speaker": "Ann", "text": "first note", "id": "m1"},
+                                     {"speaker": "Ann", "text": "second note", "id": "m2"},
+                                     {"speaker": "Ann", "text": "third note", "id": "m3"}])
+    memory.forget(space, "c", turns=["m1"])  # before the key
+    keyed = Memory(settings=memory.settings.model_copy(
+        update={"forget_key": SecretStr("a-deployment-secret-0123456789")}))
+    try:
+        keyed.forget(space, "c", turns=["m2"])
+        again = keyed.add_messages(space, "c", [
+            {"speaker": "Ann", "text": "first note", "id": "m1"},
+            {"speaker": "Ann", "text": "second note", "id": "m2"}])
+        assert sorted(again.forgotten) == ["m1", "m2"] and again.added == []
+        keyed.export_space(space, tmp_path / "space.json.gz")
+    finally:
+        keyed.close()
+    held = gzip.decompress((tmp_path / "space.json.gz").read_bytes()).decode()
+    assert forgotten_digest(turn_id(space, "c", "m1")) in held  # the old one, as it was
+    assert forgotten_digest(turn_id(space, "c", "m2")) not in held  # a guess tells nothing
+    # without the key, the keyed forget no longer refuses (a restore elsewhere: deploy.md)
+    assert memory.add_messages(space, "c", [{"speaker": "Ann", "text": "second note",
+                                             "id": "m2"}]).added == ["m2"]
