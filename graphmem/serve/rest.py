@@ -125,6 +125,15 @@ def build_app(memory: Memory, tokens: Mapping[str, Spaces], max_body_bytes: int,
 
     for router in ROUTERS:
         app.include_router(router)
+    generated = app.openapi
+
+    def openapi() -> dict[str, Any]:
+        """The schema, with the limits of this server's settings stated in it."""
+        if app.openapi_schema is None:
+            _state_limits(generated(), memory.settings.max_turn_chars)
+        return app.openapi_schema  # type: ignore[return-value]
+
+    app.openapi = openapi  # type: ignore[method-assign]
     # outside every other middleware: a failure anywhere inside is answered here
     app.add_middleware(Unexpected)
     return app
@@ -175,3 +184,15 @@ def _methods_of(request: Request) -> set[str]:
         if pattern.match(request.url.path):
             methods |= taken | ({"HEAD"} if "GET" in taken else set())
     return methods
+
+
+# the texts GRAPHMEM_MAX_TURN_CHARS bounds (a message's text, caption and correction, and a
+# question), by schema and field
+_LONG_TEXTS = (("MessageIn", "text"), ("MessageIn", "content"), ("MessageIn", "image_caption"),
+               ("QuestionIn", "question"), ("SearchIn", "question"), ("CorrectIn", "text"))
+
+
+def _state_limits(schema: dict[str, Any], chars: int) -> None:
+    parts = schema["components"]["schemas"]
+    for model, field in _LONG_TEXTS:
+        parts[model]["properties"][field]["maxLength"] = chars

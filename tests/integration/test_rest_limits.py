@@ -61,3 +61,23 @@ def test_declared_limits_are_the_enforced_ones(memory: Memory, space: str) -> No
         assert client.get(page, params={"limit": edge}).status_code == 200
     for past in (limit["minimum"] - 1, limit["maximum"] + 1):
         refused(client.get(page, params={"limit": past}), "limit")
+
+
+def test_the_schema_states_this_servers_text_limit(memory: Memory, space: str) -> None:
+    """GRAPHMEM_MAX_TURN_CHARS is a setting: the schema a server gives states its own value,
+    and a text at it is stored while one past it is refused, naming the field."""
+    small = Memory(settings=memory.settings.model_copy(update={"max_turn_chars": 40}),
+                   store=memory.store, embedder=memory.embedder)
+    app = build_app(small, {TOKEN: Spaces.of([space])}, 10_000_000)
+    client = TestClient(app, headers={"Authorization": f"Bearer {TOKEN}"})
+    spec = client.get("/openapi.json").json()
+    for model, field in (("MessageIn", "text"), ("MessageIn", "content"),
+                         ("SearchIn", "question"), ("CorrectIn", "text")):
+        assert schema_of(spec, model, field)["maxLength"] == 40, (model, field)
+    add = f"/v1/spaces/{space}/conversations/chat/messages"
+    assert client.post(add, json={"messages": [{"speaker": "a", "text": "x" * 40}]}
+                       ).status_code == 200
+    past = client.post(add, json={"messages": [{"speaker": "a", "text": "x" * 41}]})
+    assert past.status_code == 400 and past.json()["error"]["field"] == "messages[0].text"
+    asked = client.post(f"/v1/spaces/{space}/search", json={"question": "q" * 41})
+    assert asked.status_code == 400 and asked.json()["error"]["field"] == "question"
