@@ -4,7 +4,7 @@ An operation's input model (a subclass of :class:`OperationIn`) is its one decla
 servers: it is the REST route's body, the MCP tool's parameters are made from its fields
 (``serve/tools/common.takes``), and both hand :meth:`OperationIn.arguments` to the ``Memory``
 method. A parameter added to the model reaches REST, MCP, the OpenAPI document and the
-TypeScript types with no other edit; ``tests/integration/test_operation_parameters.py``
+TypeScript types with no other edit; ``tests/unit/test_operation_parameters.py``
 holds the model to the method's signature, field by field.
 """
 
