@@ -21,6 +21,7 @@ def test_every_script_is_listed_in_the_benchmarks_readme() -> None:
     assert [p.name for p in SCRIPTS if f"`{p.name}`" not in readme] == []
 
 
+@pytest.mark.slow  # trains or starts processes: left out of ./run check
 def test_every_script_answers_help() -> None:
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(
         [str(BENCHMARKS.parent), os.environ.get("PYTHONPATH", "")])}

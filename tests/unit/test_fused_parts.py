@@ -270,6 +270,7 @@ def toy_samples() -> list[Sample]:
     return out
 
 
+@pytest.mark.slow  # trains or starts processes: left out of ./run check
 def test_training_holds_conversations_out_and_learns_a_signal() -> None:
     samples = toy_samples()
     fold = folds_of(samples, 5)
@@ -385,6 +386,7 @@ def test_vectors_kept_from_an_earlier_read_are_used_as_they_are() -> None:
     assert DenseUnits.build(["a"], [[1.0, 0.0]], [["t1"]]).held() == {}  # no hash: never kept
 
 
+@pytest.mark.slow  # trains or starts processes: left out of ./run check
 def test_train_writes_a_loadable_ranker_with_its_held_out_metrics(tmp_path: Path) -> None:
     # turns of 100 tokens: 5 of a question's 30 fit 500 tokens, so the order decides
     samples = [dataclasses.replace(s, costs=[100] * len(s.costs)) for s in toy_samples()]

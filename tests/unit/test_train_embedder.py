@@ -19,6 +19,7 @@ from helpers import DATA
 pytest.importorskip("sentence_transformers")  # the `train` extra
 
 
+@pytest.mark.slow  # trains or starts processes: left out of ./run check
 def test_tuned_model_is_written_with_its_card_and_moves_questions_to_their_evidence(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from sentence_transformers import SentenceTransformer

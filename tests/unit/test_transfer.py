@@ -104,6 +104,7 @@ def test_each_dataset_is_scored_by_a_model_that_never_saw_it() -> None:
         assert row["answers"][budget] == row["evidence"][budget]  # its word is the answer
 
 
+@pytest.mark.slow  # trains or starts processes: left out of ./run check
 def test_the_blend_weight_and_floor_are_chosen_on_the_held_out_matrix(tmp_path: Path) -> None:
     samples = two_datasets()
     out = tmp_path / "ranker.json"
@@ -166,6 +167,7 @@ def test_monotone_directions_name_real_features() -> None:
     assert set(MONOTONE) <= set(FEATURES) and MONOTONE["says_nothing"] == -1
 
 
+@pytest.mark.slow  # trains or starts processes: left out of ./run check
 def test_held_to_its_directions_a_tree_never_ranks_a_deeper_source_rank_lower() -> None:
     samples = two_datasets()
     ranker = fit(samples, list(range(len(FEATURES))), monotone=True)
