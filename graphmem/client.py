@@ -36,7 +36,14 @@ from graphmem.providers.embedder import (
 )
 from graphmem.providers.llm import LLM, OpenAICompatibleLLM, TokenUsage
 from graphmem.providers.nlp import preload as preload_nlp
-from graphmem.retrieve.base import Query, RetrievalContext, check_question, space_state
+from graphmem.retrieve.base import (
+    Query,
+    RetrievalContext,
+    check_question,
+    same_budget,
+    search_budget,
+    space_state,
+)
 from graphmem.retrieve.explaining import Explaining, explained
 from graphmem.retrieve.ppr import ProjectionCache
 from graphmem.retrieve.registry import get_strategy
@@ -306,25 +313,25 @@ class Memory(SpaceAdmin):
         budget: int | None = None,
         max_tokens: int | None = None,
         explain: bool = False,
+        marked: bool = False,
         **overrides: Any,
     ) -> SearchResult:
         """Ranked hits for ``question`` from ``space`` and the context they make in ``budget``
         tokens (``max_tokens`` is another name for it). With ``explain``, each hit says why
         it was recalled (``Hit.why``) and ``explanation`` how the strategy ranked and which
-        of the best candidates it left out; what is returned is otherwise the same."""
+        of the best candidates it left out; what is returned is otherwise the same. With
+        ``marked``, the budget is for the context in its ``<graphmem-context>`` marker (what
+        a prompt is given): the context is packed in the budget less the marker's tokens."""
         check_space(space)
-        budget = _budget(budget, max_tokens)
         check_question(question, self.settings.max_turn_chars)
         if strategy is not None and not isinstance(strategy, str):
             raise InputError(f"the strategy is named by a string, got "
                              f"{type(strategy).__name__}", field="strategy")
         name = strategy or self.settings.default_strategy
-        budget = self.settings.default_budget if budget is None else budget
-        if not isinstance(budget, int) or isinstance(budget, bool) or budget <= 0:
-            raise InputError(f"the budget must be a positive whole number of tokens, got "
-                             f"{budget!r}", field="budget")
-        if not isinstance(explain, bool):
-            raise InputError(f"explain is true or false, got {explain!r}", field="explain")
+        for flag, given in (("explain", explain), ("marked", marked)):
+            if not isinstance(given, bool):
+                raise InputError(f"{flag} is true or false, got {given!r}", field=flag)
+        budget = search_budget(budget, max_tokens, self.settings.default_budget, marked)
         chosen = get_strategy(name, **overrides)
         preload_nlp()  # a first search parses the question last: load spaCy meanwhile
         self._check_vectors()
@@ -360,7 +367,7 @@ class Memory(SpaceAdmin):
     ) -> Answer:
         """Search, then answer from the context with the configured LLM (``max_tokens``: the
         search's budget, as in :meth:`search`)."""
-        budget = _budget(budget, max_tokens)
+        budget = same_budget(budget, max_tokens)
         llm = self.llm
         if llm is None:
             raise ConfigurationError("answer() needs an LLM: set GRAPHMEM_LLM_BASE_URL "
@@ -381,12 +388,3 @@ class Memory(SpaceAdmin):
         """Calls, tokens, failures and fallbacks per LLM task so far (empty without an LLM)."""
         return self._llm.usage() if self._llm is not None else {}
 
-
-def _budget(budget: int | None, max_tokens: int | None) -> int | None:
-    """The budget given under either name; both, unequal, is an error."""
-    if max_tokens is None:
-        return budget
-    if budget is not None and budget != max_tokens:
-        raise InputError(f"budget ({budget!r}) and max_tokens ({max_tokens!r}) name the same "
-                         "limit: give one", field="max_tokens")
-    return max_tokens

@@ -113,7 +113,8 @@ OPERATIONS: tuple[Operation, ...] = (
     Operation("search", "the evidence that answers a question, packed within a token budget",
               cli="search", rest="POST /v1/spaces/{space}/search", mcp="search_memory",
               agents="search", typescript="search",
-              unoffered_on={"cli": {"max_tokens": _BUDGET}},
+              unoffered_on={"cli": {"max_tokens": _BUDGET, "marked": (
+                  "the CLI prints the context for a person, not wrapped for a prompt")}},
               only_on={"cli": {**_JSON, "sources": "prints the source turns of each hit"}}),
     Operation("answer", "an answer from the retrieved context (an LLM, else the context)",
               cli="answer", rest="POST /v1/spaces/{space}/answer", mcp="answer_question",

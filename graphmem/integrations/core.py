@@ -71,10 +71,11 @@ class AgentMemory:
         """The packed context of :meth:`search` to put into a prompt: wrapped in the
         ``<graphmem-context>`` marker, which every write path takes out again, so storing the
         prompt later does not store the memories twice ("" when nothing is recalled)."""
-        if not self.memory.has_space(self.space):
+        if not self.memory.has_space(self.space) or self.inner(budget) <= 0:
             return ""
-        inner = self.inner(budget)
-        return mark(self.search(query, budget=inner).context) if inner > 0 else ""
+        total = budget or self.budget or self.memory.settings.default_budget
+        return mark(self.memory.search(query, space=self.space, strategy=self.strategy,
+                                       budget=total, marked=True).context)
 
     def inner(self, budget: int | None) -> int:
         """The search budget that leaves room for the marker within ``budget`` (or the

@@ -25,6 +25,7 @@ from functools import cached_property
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 
 from graphmem.errors import InputError, MissingLayerError, MixedModelsError
+from graphmem.markers import mark_tokens
 from graphmem.models import Hit
 from graphmem.providers.embedder import Embedder, query_vectors
 from graphmem.providers.nlp import parse
@@ -240,3 +241,30 @@ class Strategy(ABC, Generic[C]):
     def describe(self) -> dict[str, Any]:
         return {"name": self.name, "needs": list(self.needs), "uses": list(self.layers_used()),
                 "config": vars(self.config)}
+
+
+def same_budget(budget: int | None, max_tokens: int | None) -> int | None:
+    """The budget given under either name; both, unequal, is an error."""
+    if max_tokens is None:
+        return budget
+    if budget is not None and budget != max_tokens:
+        raise InputError(f"budget ({budget!r}) and max_tokens ({max_tokens!r}) name the same "
+                         "limit: give one", field="max_tokens")
+    return max_tokens
+
+
+def search_budget(budget: int | None, max_tokens: int | None, default: int,
+                  marked: bool) -> int:
+    """The tokens a search packs: ``budget`` or ``max_tokens`` (or the default), less the
+    marker's when the context is ``marked``."""
+    budget = same_budget(budget, max_tokens)
+    budget = default if budget is None else budget
+    if not isinstance(budget, int) or isinstance(budget, bool) or budget <= 0:
+        raise InputError(f"the budget must be a positive whole number of tokens, got "
+                         f"{budget!r}", field="budget")
+    if not marked:
+        return budget
+    if budget <= mark_tokens():
+        raise InputError(f"a budget of {budget} tokens leaves no room inside the marker "
+                         f"({mark_tokens()} tokens)", field="budget")
+    return budget - mark_tokens()

@@ -163,6 +163,10 @@ class SearchIn(QuestionIn):
     explain: StrictBool = Field(default=False, description=(
         "also say why each piece was recalled (its sources, the ranker's probability and the "
         "features that moved it, where packing put it) and which of the best were left out"))
+    marked: StrictBool = Field(default=False, description=(
+        "the budget is for marked_context (the context in its <graphmem-context> marker, "
+        "what a prompt is given): the context is packed in the budget less the marker's "
+        "tokens"))
 
 
 class HitOut(Answered):

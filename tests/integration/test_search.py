@@ -9,6 +9,7 @@ import pytest
 
 from graphmem.client import Memory
 from graphmem.errors import InputError, UnknownStrategyError
+from graphmem.markers import mark, mark_tokens
 from graphmem.retrieve.packing import count_tokens
 
 from helpers import SAMPLE, ScriptedServer
@@ -42,6 +43,24 @@ def test_context_respects_the_budget_and_rank_order(memory: Memory, sample_space
     assert result.hits[0].source_ids == ["s1:4"] and result.hits[0].text in result.context
     scores = [h.score for h in result.hits]
     assert scores == sorted(scores, reverse=True)
+
+
+@pytest.mark.parametrize("strategy", ["graphmem", "turns"])
+def test_a_marked_context_fits_the_budget_marker_and_all(memory: Memory, sample_space: str,
+                                                        strategy: str) -> None:
+    """``marked``: the budget is for the context in its marker, as a prompt is given it (the
+    agents' context and TypeScript's withMemory ask so); a budget with no room inside the
+    marker is refused, naming it."""
+    for budget in (40, 200, 1000):
+        result = memory.search("How did the Lisbon half marathon go?", space=sample_space,
+                               budget=budget, strategy=strategy, marked=True)
+        assert result.context and count_tokens(mark(result.context)) <= budget
+        assert result.budget == budget - mark_tokens()
+    with pytest.raises(InputError, match="no room inside the marker") as caught:
+        memory.search("Lisbon?", space=sample_space, budget=mark_tokens(), marked=True)
+    assert caught.value.field == "budget"
+    with pytest.raises(InputError, match="marked is true or false"):
+        memory.search("Lisbon?", space=sample_space, marked="yes")  # type: ignore[arg-type]
 
 
 def test_spaces_never_see_each_other(memory: Memory, space: str, tmp_path: Path) -> None:

@@ -185,9 +185,11 @@ export async function withMemory<M extends ChatMessage>(
   if (!query) {
     return kept;
   }
+  // marked: the budget holds the marker too, so the system message fits it
   const found = await client.search(scope.space, query, {
     budget: scope.budget,
     strategy: scope.strategy,
+    marked: true,
   });
   if (!found.marked_context) {
     return kept;

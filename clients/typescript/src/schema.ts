@@ -842,6 +842,12 @@ export interface components {
              */
             explain?: boolean;
             /**
+             * Marked
+             * @description the budget is for marked_context (the context in its <graphmem-context> marker, what a prompt is given): the context is packed in the budget less the marker's tokens
+             * @default false
+             */
+            marked?: boolean;
+            /**
              * Max Tokens
              * @description another name for budget (give one, or both equal)
              */

@@ -78,6 +78,13 @@ test("messages in, a budgeted and marked context out", async () => {
   assert.match(found.context, /Porto/);
   assert.ok(found.context_tokens <= 200);
   assert.equal(found.marked_context, `${CONTEXT_OPEN}\n${found.context}\n${CONTEXT_CLOSE}`);
+  // marked: the budget holds the marker too (what withMemory asks): the marker's own tokens
+  // leave no room inside a budget of 5, which a plain search may fill
+  const marked = await client.search(SPACE, "Where does Lena live now?", { budget: 200, marked: true });
+  assert.equal(marked.context, found.context); // room enough for the one piece either way
+  assert.ok((await client.search(SPACE, "Where does Lena live now?", { budget: 5 })).context_tokens <= 5);
+  await assert.rejects(client.search(SPACE, "Where does Lena live now?", { budget: 5, marked: true }),
+    (error: GraphmemError) => error.status === 400 && /no room inside the marker/.test(error.message));
   const page = await client.messages(SPACE, "chat");
   assert.deepEqual(page.messages.map((m) => m.id), ["m1"]);
   // explain: the same context, and why its one piece was recalled
