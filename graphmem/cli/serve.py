@@ -135,6 +135,7 @@ def serve(host: str, port: int, search_processes: int | None) -> None:
     from graphmem.client import Memory
     from graphmem.serve.access import token_spaces
     from graphmem.serve.search_processes import SearchProcesses, default_count
+    from graphmem.serve.warm import warm_neo4j
 
     tokens = token_spaces(settings.rest_tokens)
     free_port_or_say(host, port)  # before the models load
@@ -162,6 +163,13 @@ def serve(host: str, port: int, search_processes: int | None) -> None:
                        err=True)
             app = build_app(memory, tokens, int(settings.rest_max_request_mb * 2**20),
                             searcher)
+            # Neo4j plans a search's statements at the first one: that one now, beside serving
+            def warm() -> None:
+                took = warm_neo4j(memory, searcher or memory, spaces)
+                if took is not None:
+                    click.echo(f"graphmem: Neo4j warmed by one search in {took:.1f} s", err=True)
+
+            threading.Thread(target=warm, name="graphmem-warm-neo4j", daemon=True).start()
             uvicorn.run(app, host=host, port=port, log_level="warning")
 
 

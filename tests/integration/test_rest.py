@@ -447,3 +447,34 @@ def test_a_read_only_token_reads_and_changes_nothing(server: tuple[str, str, str
     assert reader.get(f"/v1/spaces/{space}/history").status_code == 200
     assert reader.get(f"/v1/spaces/{space}/units/{quote(turn, safe='')}").status_code == 200
     assert reader.get(f"/v1/spaces/{space}-bob/conversations").status_code == 403
+
+
+def test_a_server_warms_neo4j_with_one_search_of_its_smallest_space(memory: Memory,
+                                                                    space: str) -> None:
+    """``graphmem serve`` searches once as it starts (graphmem.serve.warm): the smallest served
+    space that holds something, its answer thrown away; none when nothing is stored, and a
+    failing search stops nothing."""
+    from graphmem.serve.warm import warm_neo4j
+
+    asked: list[str] = []
+
+    class Recording:
+        def search(self, question: str, *, space: str, **arguments: Any) -> Any:
+            asked.append(space)
+            return memory.search(question, space=space, **arguments)
+
+    small, big, empty = f"{space}-small", space, f"{space}-empty"
+    memory.ingest(SAMPLE, space=big)
+    memory.add_messages(small, "c", [{"speaker": "Ann", "text": "A short note."}])
+    try:
+        took = warm_neo4j(memory, Recording(), [big, small, empty])
+        assert took is not None and took > 0 and asked == [small]
+        assert warm_neo4j(memory, Recording(), [empty]) is None and asked == [small]
+
+        class Failing:
+            def search(self, question: str, *, space: str, **arguments: Any) -> Any:
+                raise RuntimeError("Neo4j went away")
+
+        assert warm_neo4j(memory, Failing(), [big]) is None
+    finally:
+        memory.delete_space(small)
