@@ -30,6 +30,7 @@ from graphmem.eval.metrics import WORD, answer_words
 from graphmem.eval.runner import ingest_spaces, load_questions, pick, space_prefix
 from graphmem.retrieve import cues as cues_module
 from graphmem.retrieve import occasions
+from graphmem.retrieve import times as times_module
 from graphmem.retrieve.base import Query, RetrievalContext, space_state
 from graphmem.retrieve.fused import candidates as candidates_module
 from graphmem.retrieve.fused import features as features_module
@@ -43,10 +44,10 @@ from graphmem.retrieve.fused import statements as statements_module
 from graphmem.retrieve.fused.candidates import optional_layers
 from graphmem.retrieve.fused.features import columns, families
 from graphmem.retrieve.fused.features import monotone as direction
-from graphmem.retrieve.fused.pipeline import PackingRule, candidates, select
+from graphmem.retrieve.fused.pipeline import PackingRule, candidates, header, select
 from graphmem.retrieve.fused.ranker import LinearRanker, Ranker, TreeRanker
 from graphmem.retrieve.fused.sources import Pools
-from graphmem.retrieve.fused.space_index import space_turns
+from graphmem.retrieve.fused.space_index import TurnRow, space_turns
 from graphmem.training import lambdamart
 from graphmem.training import samples as samples_module
 from graphmem.training.lambdamart import fit_trees
@@ -77,7 +78,7 @@ def _version(prefix: str) -> str:
                                                    smalltalk_module, cues_module,
                                                    parts_module, kinds_module, occasions,
                                                    pipeline_module, samples_module,
-                                                   sources_module))
+                                                   sources_module, times_module))
     return hashlib.sha256(f"{prefix}|{columns()}|{code}".encode()).hexdigest()[:12]
 
 
@@ -115,6 +116,12 @@ def collect(memory: Any, dataset: str, data: Path, log: Log = lambda _: None,
     return out
 
 
+def shown(turn: TurnRow) -> str:
+    """A candidate as a context shows it: under its session's header, with its resolved
+    times (what answer recall reads)."""
+    return f"{header(turn)} {turn.shown()}"
+
+
 def labelled(memory: Any, space: str, q: Question, pools: Pools, split: bool = True,
              dataset: str = "", file: str = "") -> Sample:
     """One question's candidates, found by the pipeline a search runs
@@ -127,7 +134,7 @@ def labelled(memory: Any, space: str, q: Question, pools: Pools, split: bool = T
     found = candidates(ctx, state, table, pools, split=split, statements=True)
     y = np.asarray([table.rows[r].source_id in q.evidence for r in found.rows], dtype=np.int8)
     words = answer_words(q.answer, q.question)
-    hits = [frozenset(words.intersection(WORD.findall(table.rows[r].text.lower())))
+    hits = [frozenset(words.intersection(WORD.findall(shown(table.rows[r]).lower())))
             for r in found.rows]
     return Sample.of(found, y, dataset, file, q.conversation, q.category, len(q.evidence),
                      len(words), hits)

@@ -60,7 +60,8 @@ def test_a_fact_changed_later_is_read_after_its_new_value_and_marked() -> None:
     chosen = [(r, 0.5, None) for r in (0, 2, 3, 4)]
     texts = [h.text for h in render(moved, chosen)]
     assert texts == ["[1 March 2024]\nAnn: I cycle to work.",
-                     "[2 March 2024]\nAnn: We moved to Lisbon last week.",
+                     "[2 March 2024]\nAnn: We moved to Lisbon last week. "
+                     "[last week: the week before 2 March 2024]",
                      "[1 March 2024] Ann: I live in Porto. (changed later)",
                      "Bo: Congrats!"]  # the header of the second day is not repeated
     # without the newer turn shown, the old one keeps its place, marked

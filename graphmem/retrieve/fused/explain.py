@@ -114,7 +114,7 @@ def explain(explaining: Explaining, hits: list[Hit], found: Candidates, learned:
         "parts": list(q.parts), "kind": q.kind, "lists": q.asked.listing,
         "persons": list(q.asked.persons)}
     explaining.left_out = [
-        LeftOut(id=ids[n], kind="turn", text=table.rows[found.rows[n]].line,
+        LeftOut(id=ids[n], kind="turn", text=table.rows[found.rows[n]].shown(),
                 source_turn_ids=[ids[n]], why=why(len(shown) + j, n))
         for j, n in enumerate(left)]
     return explained

@@ -145,9 +145,10 @@ class Candidates:
 
 def candidates(ctx: RetrievalContext, state: SpaceState, table: SpaceTurns, pools: Pools,
                sources: tuple[str, ...] | None = None, split: bool = True,
-               statements: bool = False) -> Candidates:
+               statements: bool = False, times: bool = True) -> Candidates:
     """The question's candidates and their features (``split``: also asked of its parts,
-    and of its kind; ``statements``: each candidate's statement nearest the question)."""
+    and of its kind; ``statements``: each candidate's statement nearest the question;
+    ``times``: each costs what its line takes with its relative times resolved)."""
     with stage("question"):
         asked = question(ctx, table, split)
     with stage("candidates"):
@@ -157,7 +158,7 @@ def candidates(ctx: RetrievalContext, state: SpaceState, table: SpaceTurns, pool
         x = matrix(table, signals, asked.asked, rows)
     with stage("packing"):
         found = turn_statements(ctx, state, table, rows, signals.held) if statements else None
-        costs, heads, sessions, shorts = packing_inputs(table, rows, found)
+        costs, heads, sessions, shorts = packing_inputs(table, rows, found, times)
     return Candidates(table, asked, signals, rows, x, costs, heads, sessions, shorts, found)
 
 
@@ -255,10 +256,10 @@ def turns_before(table: SpaceTurns, rows: list[int]) -> list[int]:
 
 
 def packing_inputs(table: SpaceTurns, rows: list[int],
-                   statements: list[Statement | None] | None = None
+                   statements: list[Statement | None] | None = None, times: bool = True
                    ) -> tuple[list[int], list[int], list[str], list[int | None]]:
-    """Each candidate's line cost, header cost, session and statement cost (None without a
-    statement)."""
+    """Each candidate's line cost (with its resolved times, ``times``), header cost, session
+    and statement cost (None without a statement)."""
     turns = [table.rows[r] for r in rows]
     shorts = [None if st is None else st.tokens for st in statements or [None] * len(rows)]
     # a header is its session's (day or date text): counted once per session of the table
@@ -268,7 +269,7 @@ def packing_inputs(table: SpaceTurns, rows: list[int],
             counted[t.session_id] = count_tokens(header(t))
     heads = [counted[t.session_id] for t in turns]
     marked = count_tokens(CHANGED)  # and its own day, when shown after what changed it
-    costs = [t.tokens + (marked + head if r in table.newer else 0)
+    costs = [t.cost(times) + (marked + head if r in table.newer else 0)
              for r, t, head in zip(rows, turns, heads, strict=True)]
     return costs, heads, [t.session_id for t in turns], shorts
 

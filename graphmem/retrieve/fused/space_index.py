@@ -26,6 +26,7 @@ from graphmem.retrieve.fused.smalltalk import says_nothing, words_of
 from graphmem.retrieve.fused.stems import stem_file
 from graphmem.retrieve.packing import count_tokens
 from graphmem.retrieve.space_cache import SpaceCache, SpaceCaches, only_appended
+from graphmem.retrieve.times import times_note
 from graphmem.store import present
 from graphmem.text import native_datetime, speaker_aliases, turn_text
 
@@ -58,7 +59,21 @@ class TurnRow:
 
     @cached_property
     def tokens(self) -> int:
+        """The line's tokens (what the ranker's length feature reads)."""
         return count_tokens(self.line)
+
+    @cached_property
+    def times(self) -> str:
+        """What its relative times meant (:func:`~graphmem.retrieve.times.times_note`)."""
+        return times_note(self.text, self.started_at)
+
+    def shown(self, times: bool = True) -> str:
+        """The line as a context shows it: with what its relative times meant."""
+        return self.line + self.times if times else self.line
+
+    def cost(self, times: bool = True) -> int:
+        """The tokens :meth:`shown` takes."""
+        return self.tokens + (count_tokens(self.times) if times and self.times else 0)
 
 
 @dataclass

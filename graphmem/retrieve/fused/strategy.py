@@ -71,6 +71,7 @@ class FusedConfig:
     model: str | None = None  # a ranker file; None: GRAPHMEM_RANKER, else the shipped one
     gamma: float | None = None  # None: the ranker's own
     headers: bool = True  # one date header per session; False: the day on every line
+    times: bool = True  # a line ends with what its relative times meant (retrieve/times.py)
     statements: bool = False  # True: a turn may be shown by its statement nearest the question
     parts: bool = True  # a question about several people or things also asked of each
     pools: Pools = field(default_factory=Pools)
@@ -102,7 +103,8 @@ def reading_order(table: SpaceTurns, chosen: list[Chosen]) -> tuple[list[Chosen]
     return seq, set(after)
 
 
-def render(table: SpaceTurns, chosen: list[Chosen], headers: bool = True) -> list[Hit]:
+def render(table: SpaceTurns, chosen: list[Chosen], headers: bool = True,
+           times: bool = True) -> list[Hit]:
     """The chosen turns (each whole, or by its statement when one is given) as hits in time
     order; the first of each session carries its day. A turn whose fact a later turn changed
     (EMA's ``SUPERSEDED_BY`` between their episodic units) ends in "(changed later)"; when the
@@ -113,7 +115,7 @@ def render(table: SpaceTurns, chosen: list[Chosen], headers: bool = True) -> lis
     for r, prob, statement in seq:
         turn = table.rows[r]
         top = header(turn)
-        line = turn.line if statement is None else statement.line
+        line = turn.shown(times) if statement is None else statement.line
         line += CHANGED if r in table.newer else ""
         if headers and r not in moved:
             text = f"{top}\n{line}" if top and turn.session_id != last else line
@@ -161,7 +163,7 @@ class FusedSearch(Strategy[FusedConfig]):
         with stage("table"):
             table = space_turns(ctx.store, state, ctx.caches)
         found = candidates(ctx, state, table, c.pools.scaled(budget), use, c.parts,
-                           c.statements)
+                           c.statements, c.times)
         with stage("ranking", candidates=len(found.rows)):
             learned = ranker.probabilities(found.x)
             p = shaped(learned, found, rule)
@@ -179,7 +181,7 @@ class FusedSearch(Strategy[FusedConfig]):
             picked = [(found.rows[n], float(p[n]),
                        None if whole or statements is None else statements[n])
                       for n, whole in chosen]
-            hits = render(table, picked, c.headers)
+            hits = render(table, picked, c.headers, c.times)
         if ctx.explaining is None or trace is None:
             return hits
         with stage("explain"):
