@@ -30,10 +30,10 @@ def _retrieval(dataset: str, data: Path, strategy: tuple[str, ...], budgets: lis
                conversations: int | None, category: tuple[str, ...] = ()) -> None:
     from graphmem.client import Memory
     from graphmem.eval.runner import EvalOptions, run_retrieval_eval
-    from graphmem.retrieve.registry import get_strategy
+    from graphmem.retrieve.registry import parse_spec
 
     for name in strategy:
-        get_strategy(name)  # fail before any work on an unknown name
+        parse_spec(name)  # fail before any work on an unknown name or option
     options = EvalOptions(strategies=strategy or ("turns",), budgets=budgets, limit=limit,
                           seed=seed, llm=llm, qa_budget=qa_budget,
                           conversations=conversations, categories=category)
@@ -53,7 +53,9 @@ def _retrieval(dataset: str, data: Path, strategy: tuple[str, ...], budgets: lis
 def retrieval_options(func: Any) -> Any:
     for option in reversed([
         click.option("--data", type=DATA, required=True, help="The dataset file."),
-        click.option("--strategy", multiple=True, help="Repeat for several (default: turns)."),
+        click.option("--strategy", multiple=True,
+                     help="Repeat for several (default: turns); NAME:option=value,... runs a "
+                     "recipe with options changed, e.g. graphmem:times=false."),
         click.option("--budgets", default="500,1000,2000", show_default=True,
                      callback=_budgets, help="Context budgets in tokens."),
         click.option("--limit", type=click.IntRange(min=1), default=None,

@@ -29,6 +29,7 @@ from graphmem.ingest.inputs.loaders import parse_file
 from graphmem.ingest.layers import LAYERS, parse_names
 from graphmem.models import ConversationRecord, Hit, IngestReport, SearchResult
 from graphmem.retrieve.base import RANKING
+from graphmem.retrieve.registry import parse_spec
 
 Dataset = Literal["locomo", "longmemeval"]
 T = TypeVar("T")
@@ -53,6 +54,8 @@ class _Tally:
     recall: dict[int, list[float]] = field(default_factory=lambda: defaultdict(list))
     any_evidence: dict[int, list[float]] = field(default_factory=lambda: defaultdict(list))
     by_category: dict[str, dict[int, list[float]]] = field(
+        default_factory=lambda: defaultdict(lambda: defaultdict(list)))
+    answers_by_category: dict[str, dict[int, list[float]]] = field(
         default_factory=lambda: defaultdict(lambda: defaultdict(list)))
     sessions: dict[int, list[float]] = field(default_factory=lambda: defaultdict(list))
     answers: dict[int, list[float]] = field(default_factory=lambda: defaultdict(list))
@@ -146,7 +149,9 @@ def _score(result: SearchResult, budget: int, question: Question,
         tally.lost.add(question.category, budget, result, question.evidence, ranking)
     words = answer_words(question.answer, question.question)
     if words:
-        tally.answers[budget].append(answer_recall(result.context, words))
+        found = answer_recall(result.context, words)
+        tally.answers[budget].append(found)
+        tally.answers_by_category[question.category][budget].append(found)
     gold_sessions = question.extra.get("answer_sessions")
     if gold_sessions:
         seen = {_session_key(h) for h in included if len(h.source_ids) <= 3}
@@ -186,7 +191,8 @@ def run_retrieval_eval(memory: Memory, dataset: Dataset, data: Path,
                               "conversations": options.conversations,
                               **({"categories": list(options.categories)}
                                  if options.categories else {})}
-    for name in options.strategies:
+    for name in options.strategies:  # NAME, or NAME:option=value,... (registry.parse_spec)
+        recipe, overrides = parse_spec(name)
         tally = _Tally()
         contexts: list[tuple[Question, SearchResult]] = []
         for question in tqdm(questions, desc=name, unit="q", disable=not options.progress):
@@ -197,7 +203,7 @@ def run_retrieval_eval(memory: Memory, dataset: Dataset, data: Path,
                 try:
                     result = memory.search(question.question,
                                            space=spaces[question.conversation],
-                                           strategy=name, budget=budget)
+                                           strategy=recipe, budget=budget, **overrides)
                 finally:
                     RANKING.reset(token)
                 tally.latency.append((time.perf_counter() - began) * 1000)
@@ -215,6 +221,10 @@ def run_retrieval_eval(memory: Memory, dataset: Dataset, data: Path,
                 for cat, per in sorted(tally.by_category.items())
             },
             "answer_recall": {str(b): _mean(tally.answers[b]) for b in shown},
+            "answer_recall_by_category": {
+                cat: {str(b): _mean(per[b]) for b in shown}
+                for cat, per in sorted(tally.answers_by_category.items())
+            },
             # where the evidence the contexts miss was lost (graphmem.eval.diagnosis)
             "missed_evidence_by_category": tally.lost.summary(shown),
             "latency_ms": {"p50": round(percentile(tally.latency, 50), 1),

@@ -148,6 +148,32 @@ def get_strategy(name: str, **overrides: Any) -> Strategy:  # type: ignore[type-
     return recipe.strategy(name, config_type(**{**recipe.options, **overrides}))
 
 
+def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
+    """``NAME`` or ``NAME:option=value[,option=value]`` (e.g. ``graphmem:times=false``) as the
+    recipe's name and its overrides, each value read as its config field's type; an unknown
+    recipe or option, or a value of the wrong type, is refused naming it."""
+    name, _, raw = spec.partition(":")
+    recipe = RECIPES.get(name.strip())
+    if recipe is None:
+        raise UnknownStrategyError(
+            f"unknown strategy {name!r}; choose from {', '.join(strategy_names())}")
+    hints = get_type_hints(recipe.strategy.config_type)
+    overrides: dict[str, Any] = {}
+    for item in filter(None, (part.strip() for part in raw.split(","))):
+        key, sep, value = (part.strip() for part in item.partition("="))
+        if not sep or key not in hints:
+            raise InputError(f"strategy {spec!r}: {item!r} is not option=value with one of "
+                             f"{', '.join(sorted(hints))}", field="--strategy")
+        try:
+            overrides[key] = TypeAdapter(hints[key]).validate_python(value)
+        except ValidationError as exc:
+            raise InputError(f"strategy {spec!r}: {key}={value!r} is not "
+                             f"{_type_name(hints[key])} ({exc.errors()[0]['msg']})",
+                             field="--strategy") from None
+    get_strategy(name.strip(), **overrides)  # every other check a search makes
+    return name.strip(), overrides
+
+
 def _type_name(hint: Any) -> str:
     return getattr(hint, "__name__", None) or str(hint).replace("typing.", "")
 

@@ -59,6 +59,8 @@ def test_eval_locomo_contract(tmp_path: Path, cleanup: None, neo4j_server: objec
     assert 0.0 <= entry["evidence_recall"]["20"] < 1.0
     assert entry["any_evidence"]["20"] >= entry["evidence_recall"]["20"]
     assert set(entry["evidence_recall_by_category"]) == {"single-hop", "multi-hop"}
+    assert set(entry["answer_recall_by_category"]) == {"single-hop", "multi-hop"}
+    assert entry["answer_recall_by_category"]["single-hop"]["1000"] == 1.0  # all of it fits
     assert entry["latency_ms"]["p95"] >= entry["latency_ms"]["p50"] > 0
     assert out.with_suffix(".md").read_text().startswith("# locomo")
     assert out.with_suffix(".png").read_bytes()[:4] == b"\x89PNG"
@@ -144,16 +146,27 @@ def test_unknown_strategy_fails_before_work(tmp_path: Path) -> None:
     assert code == 1 and "unknown strategy" in text
 
 
+def test_a_strategys_options_are_read_as_its_fields_before_work(tmp_path: Path) -> None:
+    out = tmp_path / "x.json"
+    for spec, said in (("graphmem:times=maybe", "times='maybe' is not bool"),
+                       ("graphmem:colour=red", "one of gamma, headers")):
+        code, text = run("eval", "locomo", "--data", str(DATA / "mini_locomo.json"),
+                         "--strategy", spec, "--out", str(out))
+        assert code == 1 and said in text and "--strategy" in text and not out.exists()
+
+
 def test_eval_on_a_multi_party_meeting_with_span_evidence(tmp_path: Path, cleanup: None,
                                                          neo4j_server: object) -> None:
     """QMSum's shape end to end: several speakers, an empty turn skipped, span evidence (a
     question answered by a long span reaches some of its turns before all of them)."""
     out = tmp_path / "qmsum.json"
     code, text = run("eval", "locomo", "--data", str(DATA / "mini_qmsum.json"),
-                     "--strategy", "turns", "--strategy", "graphmem", "--budgets", "15,1000",
-                     "--out", str(out))
+                     "--strategy", "turns", "--strategy", "graphmem", "--strategy",
+                     "graphmem:times=false", "--budgets", "15,1000", "--out", str(out))
     assert code == 0, text
-    for entry in load(out)["strategies"].values():
+    entries = load(out)["strategies"]
+    assert list(entries) == ["turns", "graphmem", "graphmem:times=false"]
+    for entry in entries.values():
         assert entry["n_questions"] == 1 and set(entry["evidence_recall_by_category"]) == {
             "specific"}
         assert entry["any_evidence"]["1000"] == 1.0 == entry["evidence_recall"]["1000"]
