@@ -71,17 +71,15 @@ class AgentMemory:
         """The packed context of :meth:`search` to put into a prompt: wrapped in the
         ``<graphmem-context>`` marker, which every write path takes out again, so storing the
         prompt later does not store the memories twice ("" when nothing is recalled)."""
-        if not self.memory.has_space(self.space) or self.inner(budget) <= 0:
-            return ""
-        total = budget or self.budget or self.memory.settings.default_budget
+        total = self.total(budget)
+        if not self.memory.has_space(self.space) or total <= mark_tokens():
+            return ""  # nothing stored, or no room inside the marker: no context
         return mark(self.memory.search(query, space=self.space, strategy=self.strategy,
                                        budget=total, marked=True).context)
 
-    def inner(self, budget: int | None) -> int:
-        """The search budget that leaves room for the marker within ``budget`` (or the
-        default), so the marked context fits the budget asked for (0 or less: no room)."""
-        total = budget or self.budget or self.memory.settings.default_budget
-        return total - mark_tokens()
+    def total(self, budget: int | None) -> int:
+        """The budget asked for, else the agent's, else the configured default."""
+        return budget or self.budget or self.memory.settings.default_budget
 
     def add(self, messages: Sequence[Message | Mapping[str, Any]]) -> LiveReport:
         """Store ``messages`` in the agent's conversation (a message with a known id is
@@ -189,8 +187,8 @@ class AgentMemory:
             ids."""
             if not self.memory.has_space(self.space):
                 return "(no memories yet)"
-            total = max_tokens or self.budget or self.memory.settings.default_budget
-            result = self.search(query, budget=max(1, self.inner(total)))
+            total = self.total(max_tokens)
+            result = self.search(query, budget=max(1, total - mark_tokens()))
             return recalled(result.shown(), total, query) or "(nothing relevant remembered)"
         return search_memory
 

@@ -22,14 +22,13 @@ def warm_neo4j(memory: Memory, searcher: Searches, served: Iterable[str]) -> flo
     search process's own reads are made too); the seconds it took, or None when no served
     space holds anything or the search failed (a caller's own search then says why)."""
     wanted = set(served)
-    held = {row["space"]: row["turns"] for row in memory.spaces()
-            if row["space"] in wanted and row["turns"]}
-    if not held:
-        return None
-    space = min(held, key=lambda name: (held[name], name))
     began = time.perf_counter()
     try:
-        searcher.search(QUESTION, space=space)
+        held = {row["space"]: row["turns"] for row in memory.spaces()
+                if row["space"] in wanted and row["turns"]}
+        if not held:
+            return None
+        searcher.search(QUESTION, space=min(held, key=lambda name: (held[name], name)))
     except Exception as exc:  # a warm-up never stops a server
         log.warning("graphmem: the warm-up search failed (%s)", exc)
         return None

@@ -476,5 +476,11 @@ def test_a_server_warms_neo4j_with_one_search_of_its_smallest_space(memory: Memo
                 raise RuntimeError("Neo4j went away")
 
         assert warm_neo4j(memory, Failing(), [big]) is None
+
+        class Unreachable:  # Neo4j down as the server starts: the listing fails too
+            def spaces(self) -> Any:
+                raise RuntimeError("Neo4j went away")
+
+        assert warm_neo4j(Unreachable(), Recording(), [big]) is None  # type: ignore[arg-type]
     finally:
         memory.delete_space(small)
