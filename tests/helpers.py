@@ -9,7 +9,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
@@ -140,6 +140,7 @@ class ListedCandidates:
     before: list[int]
     listing: bool = True
     vectors: np.ndarray | None = None
+    notes: list[int] = field(default_factory=list)
 
     @property
     def rows(self) -> list[int]:
@@ -151,14 +152,15 @@ def select_lists(costs: list[int], heads: list[int], sessions: list[str], p: np.
                  shorts: list[int | None] | None = None, floor: int = 0, spread: float = 1.0,
                  quiet: np.ndarray | None = None, before: list[int] | None = None,
                  pairs: int = 0, vectors: np.ndarray | None = None, cover: float = 0.0,
-                 similar: float = 0.5) -> list[tuple[int, bool]]:
+                 similar: float = 0.5, notes: list[int] | None = None
+                 ) -> list[tuple[int, bool]]:
     """The pipeline's ``select`` over candidates given as lists and a rule given by its
     parts (``quiet`` None: the floor holds for every candidate)."""
     from graphmem.retrieve.fused.pipeline import PackingRule, select
 
     found = ListedCandidates(costs, heads, sessions, list(shorts or []),
                              np.ones(len(costs), dtype=bool) if quiet is None else quiet,
-                             list(before or []), vectors=vectors)
+                             list(before or []), vectors=vectors, notes=list(notes or []))
     rule = PackingRule(gamma=gamma, floor=floor, spread=spread, pairs=pairs, cover=cover,
                        similar=similar)
     return select(found, p, budget, rule, headers, statements=shorts is not None)

@@ -38,6 +38,7 @@ class Sample:
     # candidate's index among them (-1: none): packing by coverage reads them
     space_vectors: np.ndarray | None = None
     units: np.ndarray | None = None
+    notes: list[int] = field(default_factory=list)  # each line's resolved times' tokens
 
     @property
     def quiet(self) -> np.ndarray:
@@ -57,7 +58,8 @@ class Sample:
            hits: list[frozenset[str]]) -> Sample:
         """A question's candidates as the pipeline found them, labelled."""
         held = turn_units(found.table, found.signals, found.rows)
+        vectors, units = held if held is not None else (None, None)
         return cls(dataset, split, conversation, category, found.x, y, found.costs,
                    found.heads, found.sessions, evidence, found.shorts, words, hits,
-                   found.listing, found.before, list(found.rows),
-                   *(held if held is not None else (None, None)))
+                   found.listing, found.before, list(found.rows), vectors, units,
+                   found.notes)

@@ -180,6 +180,18 @@ def test_packing_spends_one_header_per_session_and_respects_the_budget() -> None
     assert short[0] == (1, True)
 
 
+def test_resolved_times_count_against_the_budget_not_against_the_turns_place() -> None:
+    """A line of 10 tokens, 5 of them its resolved times, is worth its P per 5 tokens when
+    the order is made (ahead of a 6-token line as likely), and costs all 10 when it is fitted
+    (so the 6-token line no longer fits the 10 left)."""
+    p = np.asarray([0.5, 0.5])
+    args = ([10, 6], [0, 0], ["a", "a"], p, 10)
+    assert select_lists(*args, gamma=1.0) == [(1, True)]  # 6 tokens beat 10
+    assert select_lists(*args, gamma=1.0, notes=[5, 0]) == [(0, True)]
+    assert select_lists([10, 6], [0, 0], ["a", "a"], p, 9, gamma=1.0, notes=[5, 0]) == [
+        (1, True)]  # it costs its 10 tokens all the same: 9 do not hold it
+
+
 def test_a_statement_stands_in_for_its_turn_and_gives_way_to_it_when_room_is_left() -> None:
     costs, heads, sessions = [30, 30, 30], [0, 0, 0], ["a", "a", "a"]
     p = np.asarray([0.9, 0.8, 0.7])

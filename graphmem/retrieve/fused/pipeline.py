@@ -13,7 +13,7 @@ the other sees.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property, partial
 from typing import Any, NamedTuple, Protocol
 
@@ -95,6 +95,7 @@ class Packable(Protocol):
     sessions: list[str]
     shorts: list[int | None]
     rows: list[int]
+    notes: list[int]  # tokens of each line's resolved times ([]: none shown)
 
     @property
     def listing(self) -> bool: ...
@@ -124,6 +125,7 @@ class Candidates:
     sessions: list[str]
     shorts: list[int | None]
     statements: list[Statement | None] | None
+    notes: list[int] = field(default_factory=list)  # tokens of each line's resolved times
 
     @property
     def listing(self) -> bool:
@@ -159,7 +161,9 @@ def candidates(ctx: RetrievalContext, state: SpaceState, table: SpaceTurns, pool
     with stage("packing"):
         found = turn_statements(ctx, state, table, rows, signals.held) if statements else None
         costs, heads, sessions, shorts = packing_inputs(table, rows, found, times)
-    return Candidates(table, asked, signals, rows, x, costs, heads, sessions, shorts, found)
+        notes = [table.rows[r].cost() - table.rows[r].tokens for r in rows] if times else []
+    return Candidates(table, asked, signals, rows, x, costs, heads, sessions, shorts, found,
+                      notes)
 
 
 def shaped(p: np.ndarray, cands: Packable, rule: PackingRule) -> np.ndarray:
@@ -176,8 +180,10 @@ def select(cands: Packable, p: np.ndarray, budget: int, rule: PackingRule,
     A candidate costs its line, and its session's header once (``headers``) or on every
     line. Every way of showing a candidate is worth its P (a statement covers its turn); the
     ways go in order of P / max(cost, floor) ** gamma, the floor holding for small talk (a
-    greeting is never chosen for being cheap); a candidate shown by its statement is shown
-    whole instead when its line's turn comes and the budget has room for the difference.
+    greeting is never chosen for being cheap), the cost there without the line's resolved
+    times (``cands.notes``: they count against the budget, not against the turn's place);
+    a candidate shown by its statement is shown whole instead when its line's turn comes
+    and the budget has room for the difference.
     For a question asking for every item of a kind, a candidate's worth is multiplied by
     ``rule.spread`` for each turn of its session already shown. With ``rule.pairs``, a reply
     of at most that many tokens shown whole brings the turn it answers when that costs at
@@ -191,19 +197,21 @@ def select(cands: Packable, p: np.ndarray, budget: int, rule: PackingRule,
     return _choose(cands.costs, cands.heads, cands.sessions, p, budget, rule.gamma, headers,
                    cands.shorts if statements and cands.shorts else None, rule.floor,
                    order, cands.quiet, cands.before if rule.pairs else None, rule.pairs,
-                   trace)
+                   trace, cands.notes)
 
 
 def _choose(costs: list[int], heads: list[int], sessions: list[str], p: np.ndarray,
             budget: int, gamma: float, headers: bool, shorts: Sequence[int | None] | None,
             floor: int, order: Callable[[list[Way], list[str]], Order], quiet: np.ndarray,
             before: list[int] | None, pairs: int,
-            trace: dict[int, Placed] | None = None) -> list[tuple[int, bool]]:
+            trace: dict[int, Placed] | None = None,
+            notes: Sequence[int] = ()) -> list[tuple[int, bool]]:
     short = shorts if shorts is not None else [None] * len(costs)
     ways: list[Way] = []  # (P per cost, candidate, cost, whole)
     for n, cost in enumerate(costs):
         least = floor if quiet[n] else 1
-        ways.append((p[n] / max(1, least, cost) ** gamma, n, cost, True))
+        worth = cost - notes[n] if notes else cost
+        ways.append((p[n] / max(1, least, worth) ** gamma, n, cost, True))
         cheaper = short[n]
         if cheaper is not None and cheaper < cost:
             ways.append((p[n] / max(1, least, cheaper) ** gamma, n, cheaper, False))
