@@ -1,6 +1,6 @@
 """The question adapter's closeness as one more ranker column (issue 51, lever 2).
 
-    python benchmarks/adapter_column.py [--conversations 8] [--out adapter_column.json]
+    python studies/adapter_column.py [--conversations 8] [--out adapter_column.json]
 
 Session 29 (`question_adapter.py`) trained a light map of the question vector (rank 8, five
 epochs) and found that, as the dense source on its own, it lifts held-out LoCoMo's gathering

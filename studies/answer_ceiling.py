@@ -1,6 +1,6 @@
 """How much of the answer the labelled evidence holds, against what the context holds (issue 51).
 
-    python benchmarks/answer_ceiling.py [--conversations 8] [--out answer_ceiling.json]
+    python studies/answer_ceiling.py [--conversations 8] [--out answer_ceiling.json]
 
 Issue 51 asks for evidence recall on the gathering questions and for answer recall to rise
 with it. The two can only rise together as far as the labelled evidence turns hold the

@@ -1,6 +1,6 @@
 """Turns that hold the answer's words as a second grade of label (issue 51).
 
-    python benchmarks/answer_labels.py [--conversations 8] [--out answer_labels.json]
+    python studies/answer_labels.py [--conversations 8] [--out answer_labels.json]
 
 `answer_ceiling.py` found that on LoCoMo's gathering questions the context already holds
 about as many of the gold answer's words as every labelled evidence turn together: the

@@ -1,6 +1,6 @@
 """Do a person's turns that name the same things tie a list's items together? (issue 51)
 
-    python benchmarks/argument_threads.py [--conversations 8] [--out argument_threads.json]
+    python studies/argument_threads.py [--conversations 8] [--out argument_threads.json]
 
 Session 29 (`thread_signal.py`) found that a speaker's nearest turns by vector carry nothing
 a question's evidence shares: a list's scattered items are not each other's neighbours in

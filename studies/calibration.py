@@ -1,6 +1,6 @@
 """Calibrating the trees' score question by question (issue 51).
 
-    python benchmarks/calibration.py [--conversations 8] [--out calibration.json]
+    python studies/calibration.py [--conversations 8] [--out calibration.json]
 
 LambdaMART learns the order within each question; where its score sits from one question to
 the next is free. The shipped recipe maps that score to P(evidence) with one logistic fit over

@@ -1,7 +1,7 @@
 """CAST scene parameters on a LoCoMo split, in memory (no Neo4j): which time window, topic
 threshold, view window and extractive summary make scenes that find the evidence.
 
-    python benchmarks/cast_sweep.py [--data locomo_dev.json] [--out cast_sweep.json]
+    python studies/cast_sweep.py [--data locomo_dev.json] [--out cast_sweep.json]
 
 A setting is scored by its episodic retrieval alone: for each question the scenes whose
 summary embedding is nearest the question, filtered by the question's persons, dates and

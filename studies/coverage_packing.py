@@ -2,7 +2,7 @@
 is worth less, so the budget goes to the other items of a list. Measured on the
 leave-one-dataset-out matrix, by category of question.
 
-    python benchmarks/coverage_packing.py [--conversations 8] [--out coverage_packing.json]
+    python studies/coverage_packing.py [--conversations 8] [--out coverage_packing.json]
 
 The candidates are those `ranker_transfer.py` collects (LoCoMo, LongMemEval oracle 100,
 FriendsQA dev, 8 QMSum validation conversations), each with its turn's vector. Every
@@ -34,7 +34,7 @@ from ranker_transfer import samples as collect_samples
 from graphmem.retrieve.fused.features import columns, families
 from graphmem.retrieve.fused.pipeline import PackingRule
 from graphmem.retrieve.fused.ranker import load_ranker
-from graphmem.training import lambdamart, transfer
+from graphmem.training import transfer
 from graphmem.training.ranker import LEFT_OUT, fit
 from graphmem.training.samples import Sample
 
@@ -93,7 +93,6 @@ def held_out_p(data: list[Sample]) -> tuple[list[np.ndarray], PackingRule]:
     the question's dataset, and the shipped packing rule."""
     dropped = {n for family in LEFT_OUT for n in families()[family]}
     every = [i for i, n in enumerate(columns()) if n not in dropped]
-    lambdamart.SEEDS = 3
     learned, plain_p = transfer.held_out(
         data, lambda part: fit(part, every, weigh=True).probabilities, print)
     shipped = load_ranker().rule

@@ -1,7 +1,7 @@
 """A cross-encoder trained on `graphmem`'s own candidate lists (issue 70): does reading the
 question and the turn together reorder what the ranker already holds?
 
-    python benchmarks/cross_column.py [--top 20] [--per-dataset 300] [--conversations 8] \
+    python studies/cross_column.py [--top 20] [--per-dataset 300] [--conversations 8] \
         [--out cross_column.json]
 
 Session 40 found the tuned embedder's gain absorbed by the fusion: what stands between a

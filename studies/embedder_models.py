@@ -3,7 +3,7 @@ a): the dev datasets ingested with the turns layer by each model, then `turns-ve
 alone), `turns` (BM25 and cosine fused) and `graphmem` (its ranker over the sources a
 turns-only space holds) measured by `graphmem eval` under `docs/evaluation.md`'s contract.
 
-    python benchmarks/embedder_models.py --model all-MiniLM-L6-v2 --model embeddinggemma-300m \
+    python studies/embedder_models.py --model all-MiniLM-L6-v2 --model embeddinggemma-300m \
         [--lme-limit 150] [--qmsum-conversations 8] [--work /tmp/embedder_models] \
         [--out embedder_models.json]
 

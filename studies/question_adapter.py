@@ -1,7 +1,7 @@
 """Would a question-side adapter help gathering questions (issue 51, lever 2)? A study of the
 dense signal alone, before any of it goes into `graphmem`'s pipeline.
 
-    python benchmarks/question_adapter.py [--rank 32] [--epochs 30] [--qmsum-conversations 40] \
+    python studies/question_adapter.py [--rank 32] [--epochs 30] [--qmsum-conversations 40] \
         [--out question_adapter.json]
 
 For each dev dataset (LoCoMo, LongMemEval oracle, FriendsQA dev, QMSum val), every turn of

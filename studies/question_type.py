@@ -1,6 +1,6 @@
 """Does the ranker rank better when it knows what kind of question it ranks for? (issue 51)
 
-    python benchmarks/question_type.py [--conversations 8] [--out question_type.json]
+    python studies/question_type.py [--conversations 8] [--out question_type.json]
 
 The shipped trees see the question only through products with the turn (a date match, a
 when-question times a turn naming a time). Trees can also split on a column that is the same

@@ -1,6 +1,6 @@
 """Which pairs the trees learn from (issue 51).
 
-    python benchmarks/rank_objective.py [--conversations 8] [--out rank_objective.json]
+    python studies/rank_objective.py [--conversations 8] [--out rank_objective.json]
 
 LambdaMART weighs a pair of candidates by how much swapping them changes the question's NDCG,
 counting only pairs with one side among the first ``lambdarank_truncation_level`` (60 in the

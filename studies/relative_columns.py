@@ -1,6 +1,6 @@
 """Columns measured against the question's other candidates (issue 51).
 
-    python benchmarks/relative_columns.py [--conversations 8] [--out relative_columns.json]
+    python studies/relative_columns.py [--conversations 8] [--out relative_columns.json]
 
 The trees are trained on three datasets and judged on the fourth, and every score column they
 split on has its own scale in each dataset: BM25 grows with a conversation's vocabulary, a

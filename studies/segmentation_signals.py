@@ -2,7 +2,7 @@
 topic line embedded per turn, the turns' own vectors (those the turns layer stores, so
 segmenting embeds nothing), or a static model distilled from MiniLM.
 
-    python benchmarks/segmentation_signals.py [--static] [--out segmentation_signals.json]
+    python studies/segmentation_signals.py [--static] [--out segmentation_signals.json]
 
 Each variant fits its boundary model on TIAGE train only (as `graphmem eval
 calibrate-segmenter` does) and is scored on TIAGE dev and DialSeg711 dev (Pk, WD, F1, Score),

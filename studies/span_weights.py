@@ -1,6 +1,6 @@
 """How much should each evidence turn of a question with many weigh in training? (issue 51)
 
-    python benchmarks/span_weights.py [--conversations 8] [--out span_weights.json]
+    python studies/span_weights.py [--conversations 8] [--out span_weights.json]
 
 The shipped recipe gives a question's evidence turns one unit of weight between them (a
 48-turn QMSum span weighs what a one-turn answer does; session 21). A list question's items

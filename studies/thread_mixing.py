@@ -1,6 +1,6 @@
 """A candidate's P raised by its noun threads' P (issue 51, lever 1, after the ranker).
 
-    python benchmarks/thread_mixing.py [--conversations 8] [--out thread_mixing.json]
+    python studies/thread_mixing.py [--conversations 8] [--out thread_mixing.json]
 
 `argument_threads.py` gave the trees a person's turns tied by shared nouns as columns, and
 they learned from three datasets what did not hold on the fourth. The issue's lever 1 also

@@ -1,7 +1,7 @@
 """Do the items of a list find each other? (issue 51, lever 1) A study of the dense source: a
 turn's score raised by how well its thread mates answer the question.
 
-    python benchmarks/thread_signal.py [--qmsum-conversations 40] [--out thread_signal.json]
+    python studies/thread_signal.py [--qmsum-conversations 40] [--out thread_signal.json]
 
 Same data, vectors and measure as `question_adapter.py` (evidence recall within the first k
 turns of a conversation ranked for the question, by category, each dev dataset held out in

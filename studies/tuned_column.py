@@ -1,7 +1,7 @@
 """The tuned embedder as a second vector (issue 70): its closeness as ranker columns beside the
 packaged MiniLM's, every layer left as it is.
 
-    python benchmarks/tuned_column.py --models MODELS [--conversations 8] [--out tuned_column.json]
+    python studies/tuned_column.py --models MODELS [--conversations 8] [--out tuned_column.json]
 
 `tuned_matrix.py` put the tuned embedder in every layer's place and found the matrix no better.
 This keeps every layer, source and vector of the packaged MiniLM and hands the trees what the

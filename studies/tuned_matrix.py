@@ -2,8 +2,8 @@
 with every dev dataset ingested, embedded and searched by an embedder that never saw its
 questions, and the ranker refitted on those candidates without the held-out dataset.
 
-    python benchmarks/tuned_models.py --save MODELS ...      # MODELS/without-<dataset>
-    python benchmarks/tuned_matrix.py --models MODELS [--plain] [--conversations 8] \
+    python studies/tuned_models.py --save MODELS ...      # MODELS/without-<dataset>
+    python studies/tuned_matrix.py --models MODELS [--plain] [--conversations 8] \
         [--out tuned_matrix.json]
 
 Each dataset D of the matrix (LoCoMo, LongMemEval oracle's 100, FriendsQA dev, QMSum val's

@@ -2,7 +2,7 @@
 cross-encoder started from the same MiniLM, both trained leave-one-dataset-out. A study of
 the dense signal and of a second stage over it, before either goes into `graphmem`.
 
-    python benchmarks/tuned_models.py [--per-dataset 1200] [--epochs 1] [--rerank 50] \
+    python studies/tuned_models.py [--per-dataset 1200] [--epochs 1] [--rerank 50] \
         [--eval-questions 600] [--qmsum-conversations 40] [--out tuned_models.json]
 
 Needs the ``train`` extra (PyTorch, sentence-transformers); no database. The conversations

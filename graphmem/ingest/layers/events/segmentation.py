@@ -6,7 +6,7 @@ q are candidates. With an LLM, each turn is described by a short topic and keywo
 (conditioned on the previous turn's description) and the descriptions are embedded. LLM-free,
 the turns' own vectors are used, those the turns layer stores: nothing is embedded again.
 Embedding a topic line per turn instead ("topic (keywords): text", ``stage_one="topics"``)
-cost 2.3x the turns' word pieces and scored no better (``benchmarks/segmentation_signals.py``).
+cost 2.3x the turns' word pieces and scored no better (``studies/segmentation_signals.py``).
 
 Stage 2 looks at the L turns either side of each candidate and keeps it when the probability
 that the right side opens a new event, p_eb, reaches a threshold. With an LLM, p_eb comes from

@@ -40,7 +40,7 @@ SummaryKind = Literal["central", "first", "all"]
 
 class SceneOptions(LayerOptions):
     """The scenes layer's options, GRAPHMEM_SCENES_* (defaults chosen on LoCoMo dev:
-    benchmarks/cast_sweep.py, docs/results-cast.md)."""
+    studies/cast_sweep.py, docs/results-cast.md)."""
 
     window: int = Field(default=1, ge=0, le=10,
                         description="CAST: turns either side of a view's central turn")
@@ -56,7 +56,7 @@ class SceneOptions(LayerOptions):
 
 @dataclass(frozen=True)
 class SceneConfig:
-    # defaults chosen on LoCoMo dev (benchmarks/cast_sweep.py, docs/results-cast.md)
+    # defaults chosen on LoCoMo dev (studies/cast_sweep.py, docs/results-cast.md)
     window: int = 1  # w: turns either side of a view's central turn
     time_days: float = 0.0  # a view within this many days of the scene's time is "close"
     topic_threshold: float = 0.9  # cosine of a view's topic to the scene's
