@@ -216,9 +216,39 @@ def main() -> None:
                          "ingest_seconds": round(result["ingest_seconds"], 1),
                          "latency_ms": {"p50": round(percentile(result["latency_ms"], 50), 1),
                                         "p95": round(percentile(result["latency_ms"], 95), 1)}}
-    publish({"dataset": dataset, "data": str(args.data), "limit": args.limit,
-             "conversations": args.conversations, "seed": args.seed, "budgets": budgets,
-             "systems": systems}, args.out)
+    result = {"dataset": dataset, "data": str(args.data), "limit": args.limit,
+              "conversations": args.conversations, "seed": args.seed, "budgets": budgets,
+              "systems": systems}
+    publish(result, args.out)
+    args.out.with_suffix(".md").write_text(markdown(result))  # docs/results.md takes it
+
+
+def markdown(result: dict[str, Any]) -> str:
+    """The run as docs/results.md shows it: each system's evidence and answer recall at
+    every budget, its search p50/p95, and evidence by category at 1,000 tokens."""
+    budgets = [str(b) for b in result["budgets"]]
+    systems = result["systems"]
+    first = next(iter(systems.values()))
+    lines = [f"### {result['dataset']}: {Path(result['data']).name} "
+             f"({first['n_questions']} questions)", "",
+             "| system | evidence @" + " / ".join(budgets) + " | answers @"
+             + " / ".join(budgets) + " | search p50 / p95 ms |", "|---|---|---|---|"]
+    for name, entry in systems.items():
+        label = f"{name} {entry['version']}" if "version" in entry else f"`{name}`"
+        lines.append(
+            f"| {label} | " + " / ".join(f"{100 * entry['evidence_recall'][b]:.1f}"
+                                          for b in budgets)
+            + " | " + " / ".join(f"{100 * entry['answer_recall'][b]:.1f}" for b in budgets)
+            + f" | {entry['latency_ms']['p50']} / {entry['latency_ms']['p95']} |")
+    cats = sorted(first["evidence_recall_by_category"])
+    lines += ["", "| evidence @1000 by category | " + " | ".join(cats) + " |",
+              "|---|" + "---|" * len(cats)]
+    for name, entry in systems.items():
+        by = entry["evidence_recall_by_category"]
+        lines.append(f"| {name} | " + " | ".join(
+            f"{100 * by[c]['1000']:.1f}" if by.get(c, {}).get("1000") is not None else "-"
+            for c in cats) + " |")
+    return "\n".join(lines) + "\n"
 
 
 if __name__ == "__main__":

@@ -34,6 +34,12 @@ from graphmem.providers.embedder import SentenceTransformerEmbedder
 from graphmem.retrieve.fused import load_ranker
 from graphmem.retrieve.registry import strategy_names
 
+PEERS_HEADER = ("## Other memory systems, without their LLM\n\n"
+                "From `python benchmarks/peers.py --out docs/results/peers_<set>.json` (each "
+                "peer in its own virtualenv, offline, on the same MiniLM; what each leaves "
+                "out is in the script's docstring): retrieval without the peer's LLM, packed "
+                "and scored under docs/evaluation.md's contract beside `graphmem` and `turns` "
+                "on the same questions.\n\n")
 SCALE_HEADER = ("## Scale: synthetic conversations, 10^4 to 10^6 turns\n\n"
                 "From `python benchmarks/scale.py --out docs/results/scale.json` (raw turns, "
                 "pooled embeddings, a server of its own; see the script's docstring).\n\n")
@@ -105,6 +111,9 @@ def main() -> None:
         sections.append(SCALE_HEADER + "\n".join(
             md.read_text() + (f"\n![{md.stem}](results/{md.stem}.png)\n"
                               if md.with_suffix(".png").exists() else "") for md in scale))
+    peers = sorted(args.out_dir.glob("peers*.md"))  # benchmarks/peers.py, run on its own
+    if peers:
+        sections.append(PEERS_HEADER + "\n".join(md.read_text() for md in peers))
     (ROOT / "docs" / "results.md").write_text(header + "\n".join(sections))
     print(f"wrote {ROOT / 'docs' / 'results.md'}")
 
