@@ -19,7 +19,8 @@ paired standard error; seconds per uncached answer are recorded. Nothing else CP
 should run meanwhile. Usage:
 
     python benchmarks/reader_qa.py [--dataset locomo] [--data FILE] [--per-category 6]
-        [--arms graphmem,graphmem:times=false,turns,full] [--out benchmarks/out/reader_qa.json]
+        [--arms graphmem,graphmem:times=false,turns,full] [--first N]
+        [--out benchmarks/out/reader_qa.json]
 """
 
 from __future__ import annotations
@@ -86,6 +87,8 @@ def main() -> None:
     parser.add_argument("--arms", default="graphmem,graphmem:times=false,turns,full")
     parser.add_argument("--budget", type=int, default=1000)
     parser.add_argument("--full", type=int, default=3000, help="tokens a whole context may hold")
+    parser.add_argument("--first", type=int, default=None,
+                        help="only the first N drawn questions (a stopped run's, all cached)")
     parser.add_argument("--out", type=Path, default=ROOT / "benchmarks/out/reader_qa.json")
     args = parser.parse_args()
     dataset: Dataset = args.dataset
@@ -99,6 +102,7 @@ def main() -> None:
         "llm_json_mode": "llama-cpp", "llm_max_tokens": 60, "llm_timeout": 600.0,
         "llm_max_attempts": 2, "llm_ingest": False, "llm_retrieval": False})
     questions = drawn(load_questions(dataset, args.data), args.per_category, args.seed)
+    questions = questions[:args.first] if args.first else questions
     texts = whole(dataset, args.data) if "full" in arms else {}
     rows: list[dict[str, Any]] = []
     seconds: list[float] = []
@@ -163,7 +167,8 @@ def report(args: Any, arms: list[str], rows: list[dict[str, Any]],
 
     categories = sorted({r["category"] for r in rows})
     return {"model": args.model, "dataset": args.dataset, "data": str(args.data),
-            "per_category": args.per_category, "seed": args.seed, "budget": args.budget,
+            "per_category": args.per_category, "first": args.first, "seed": args.seed,
+            "budget": args.budget,
             "full_limit": args.full, "n_questions": len(rows), "arms": arms,
             "finished": datetime.now().isoformat(timespec="seconds"),
             "seconds_per_answer": {"n": len(seconds), "mean": mean_se(seconds)[0]},
