@@ -187,6 +187,8 @@ def main() -> None:
     parser.add_argument("--peers", default=",".join(PEERS))
     parser.add_argument("--budgets", default="500,1000,2000")
     parser.add_argument("--out", type=Path, default=ROOT / "benchmarks/out/peers.json")
+    parser.add_argument("--note", default="", help="a line under the table's heading (how the "
+                        "machine was loaded, say)")
     args = parser.parse_args()
     dataset: Dataset = args.dataset
     budgets = [int(b) for b in args.budgets.split(",")]
@@ -218,7 +220,7 @@ def main() -> None:
                                         "p95": round(percentile(result["latency_ms"], 95), 1)}}
     result = {"dataset": dataset, "data": str(args.data), "limit": args.limit,
               "conversations": args.conversations, "seed": args.seed, "budgets": budgets,
-              "systems": systems}
+              "systems": systems, "note": args.note}
     publish(result, args.out)
     args.out.with_suffix(".md").write_text(markdown(result))  # docs/results.md takes it
 
@@ -231,6 +233,7 @@ def markdown(result: dict[str, Any]) -> str:
     first = next(iter(systems.values()))
     lines = [f"### {result['dataset']}: {Path(result['data']).name} "
              f"({first['n_questions']} questions)", "",
+             *([result["note"], ""] if result.get("note") else []),
              "| system | evidence @" + " / ".join(budgets) + " | answers @"
              + " / ".join(budgets) + " | search p50 / p95 ms |", "|---|---|---|---|"]
     for name, entry in systems.items():
