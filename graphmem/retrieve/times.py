@@ -5,7 +5,7 @@ and a reader has to count back from the header; small models often count wrongly
 context therefore ends such a line with what each expression denotes, resolved against the
 session's day at the precision it was said with:
 
-    Caroline: I went to a support group yesterday. [yesterday: 7 May 2023]
+    Maya: We picked Pepper up from the shelter yesterday. [yesterday: 7 May 2023]
 
 The stored text never changes, and the turn's own words stay verbatim before the note (an
 evaluation that looks for them still finds them). A week, a weekend or a weekday is anchored
